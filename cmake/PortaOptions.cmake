@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: Apache-2.0
+# Build options. The backend switches take AUTO (on when the toolchain is found), ON (required:
+# configure fails without it) or OFF.
+
+set(_porta_tristate AUTO ON OFF)
+foreach(_b OPENMP CUDA HIP)
+  set(PORTA_ENABLE_${_b} AUTO CACHE STRING "Build the ${_b} backend: AUTO, ON or OFF")
+  set_property(CACHE PORTA_ENABLE_${_b} PROPERTY STRINGS ${_porta_tristate})
+  string(TOUPPER "${PORTA_ENABLE_${_b}}" PORTA_ENABLE_${_b})
+  if(NOT PORTA_ENABLE_${_b} IN_LIST _porta_tristate)
+    message(FATAL_ERROR "PORTA_ENABLE_${_b} must be AUTO, ON or OFF, not '${PORTA_ENABLE_${_b}}'")
+  endif()
+endforeach()
+
+option(PORTA_BUILD_TESTS "Build porta's tests" ${PROJECT_IS_TOP_LEVEL})
+option(PORTA_BUILD_BENCH "Build porta's benchmarks (needs Google Benchmark)" OFF)
+option(PORTA_BUILD_EXAMPLES "Build porta's examples" ${PROJECT_IS_TOP_LEVEL})
+option(PORTA_BUILD_TOOLS "Build porta-info" ON)
+option(PORTA_USE_BLAS "Use a BLAS library for CPU matmul when one is found" ON)
+set(PORTA_CUDA_ARCHITECTURES "90-real;90-virtual" CACHE STRING
+    "CUDA architectures of libporta_cuda.so (sm_90 machine code plus PTX for newer GPUs by default)")
+set(PORTA_HIP_ARCHITECTURES "gfx90a;gfx1030" CACHE STRING "AMD GPU targets of libporta_hip.so")

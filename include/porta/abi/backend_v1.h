@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The porta backend ABI, version 1: the only thing that crosses a plugin boundary.
+ *
+ * A backend plugin (libporta_cuda.so, libporta_hip.so) exports one C function,
+ * porta_backend_entry_v1(), returning a pointer to a static porta_backend_v1 table. The built-in
+ * CPU backend fills the same table. No C++ types and no exceptions cross this boundary: every call
+ * returns a porta_status, and on failure the backend keeps a thread-local message that
+ * last_error() returns until the next failing call on that thread.
+ *
+ * Conventions
+ * - `dev` is the device index inside the backend (cuda:1 -> dev 1).
+ * - Sizes and strides are in elements unless the name says bytes; all are 64-bit.
+ * - porta_stream is an opaque handle. NULL is the device's default stream. For the CUDA and HIP
+ *   backends a porta_stream *is* the native cudaStream_t / hipStream_t, so user kernels can launch
+ *   on it directly.
+ * - Every algorithm entry is asynchronous with respect to the host on GPU streams and ordered on
+ *   its stream. Pointers are device pointers of `dev` unless the name says host.
+ * - Arrays are row-major and contiguous unless strides are given.
+ * - The table may grow at its end; struct_size tells how much of it a plugin filled. A new
+ *   incompatible layout gets a new entry point name (porta_backend_entry_v2).
+ */
+#ifndef PORTA_ABI_BACKEND_V1_H
+#define PORTA_ABI_BACKEND_V1_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PORTA_ABI_VERSION 1u
+#define PORTA_BACKEND_ENTRY_SYMBOL "porta_backend_entry_v1"
+
+typedef enum porta_status {
+  PORTA_OK = 0,
+  PORTA_ERR_INVALID = 1,     /* bad argument that the front end did not catch */
+  PORTA_ERR_OOM = 2,         /* allocation failed; message names bytes asked and free */
+  PORTA_ERR_BACKEND = 3,     /* a vendor call failed; message names the call and its code */
+  PORTA_ERR_UNAVAILABLE = 4, /* device missing or not usable */
+  PORTA_ERR_UNSUPPORTED = 5  /* op x dtype combination not provided by this backend */
+} porta_status;
+
+/* Matches porta::DeviceType. */
+typedef enum porta_device_type { PORTA_DEVICE_CPU = 0, PORTA_DEVICE_CUDA = 1, PORTA_DEVICE_HIP = 2 } porta_device_type;
+
+typedef enum porta_dtype { PORTA_F32 = 0, PORTA_F64 = 1, PORTA_I32 = 2, PORTA_I64 = 3 } porta_dtype;
+
+/* A scalar passed by value from the host; the member used is the one of the call's dtype. */
+typedef union porta_scalar {
+  float f32;
+  double f64;
+  int32_t i32;
+  int64_t i64;
+} porta_scalar;
+
+/* Elementwise unary ops: y[i] = op(x[i]). Semantics: include/porta/detail/ops.hpp. */
+typedef enum porta_unary_op {
+  PORTA_UNARY_NEG = 0,
+  PORTA_UNARY_ABS,
+  PORTA_UNARY_SQRT,
+  PORTA_UNARY_EXP,
+  PORTA_UNARY_LOG,
+  PORTA_UNARY_SIN,
+  PORTA_UNARY_COS,
+  PORTA_UNARY_TANH,
+  PORTA_UNARY_RELU,
+  PORTA_UNARY_SIGMOID,
+  PORTA_UNARY_SQUARE,
+  PORTA_UNARY_COUNT
+} porta_unary_op;
+
+/* Elementwise binary ops: y = op(a, b). */
+typedef enum porta_binary_op {
+  PORTA_BINARY_ADD = 0,
+  PORTA_BINARY_SUB,
+  PORTA_BINARY_MUL,
+  PORTA_BINARY_DIV,
+  PORTA_BINARY_MIN,
+  PORTA_BINARY_MAX,
+  PORTA_BINARY_POW,
+  PORTA_BINARY_RELU_GRAD, /* a * (b > 0): the backward pass of relu, a = upstream gradient */
+  PORTA_BINARY_COUNT
+} porta_binary_op;
+
+/* Reductions. Floating-point results follow the canonical order of include/porta/detail/reduce_order.hpp
+ * on every backend, so they are bit-identical across backends and runs. */
+typedef enum porta_reduce_op {
+  PORTA_REDUCE_SUM = 0,
+  PORTA_REDUCE_PROD,
+  PORTA_REDUCE_MIN,
+  PORTA_REDUCE_MAX,
+  PORTA_REDUCE_SUMSQ, /* sum of x*x, products rounded before the add (no contraction) */
+  PORTA_REDUCE_COUNT
+} porta_reduce_op;
+
+typedef enum porta_copy_kind {
+  PORTA_COPY_HOST_TO_DEVICE = 0,
+  PORTA_COPY_DEVICE_TO_HOST = 1,
+  PORTA_COPY_DEVICE_TO_DEVICE = 2,
+  PORTA_COPY_HOST_TO_HOST = 3
+} porta_copy_kind;
+
+/* gemm flags */
+#define PORTA_GEMM_ALLOW_TF32 0x1u  /* fp32 inputs may use TF32 tensor cores (about 1e-3 relative error) */
+#define PORTA_GEMM_OWN_KERNEL 0x2u  /* use porta's own tiled kernel instead of the vendor BLAS */
+
+typedef struct porta_device_info_v1 {
+  char name[256];   /* "NVIDIA H200", "AMD Instinct MI250X", CPU model name */
+  char vendor[64];  /* "NVIDIA", "AMD", "GenuineIntel" */
+  char arch[64];    /* "sm_90", "gfx90a", "x86_64" */
+  uint64_t total_memory; /* bytes */
+  uint64_t free_memory;  /* bytes */
+  int32_t compute_units; /* SMs, CUs, or hardware threads on the CPU */
+  int32_t warp_size;     /* 32 or 64; 1 on the CPU */
+  int32_t max_threads_per_block;
+  int32_t driver_version;  /* vendor encoding (CUDA: 1000*major + 10*minor); 0 when none */
+  int32_t runtime_version; /* vendor encoding; OpenMP: _OPENMP date; 0 when none */
+  int32_t pci_bus_id;      /* -1 when none */
+} porta_device_info_v1;
+
+typedef struct porta_memory_stats_v1 {
+  uint64_t bytes_in_use;   /* allocated by porta and not yet freed */
+  uint64_t bytes_reserved; /* held by the pool, including cached free blocks */
+  uint64_t peak_bytes_in_use;
+  uint64_t alloc_count;    /* allocations served since start */
+} porta_memory_stats_v1;
+
+typedef struct porta_stream_s* porta_stream;
+typedef struct porta_event_s* porta_event;
+
+typedef struct porta_backend_v1 {
+  uint32_t abi_version; /* PORTA_ABI_VERSION */
+  uint32_t struct_size; /* sizeof(porta_backend_v1) as the plugin was built */
+  const char* name;     /* "cpu", "cuda", "hip" */
+  int32_t device_type;  /* porta_device_type */
+  const char* build_info; /* one line: toolkit version, libraries, architectures */
+
+  /* Thread-local message of the last failing call on this thread. Never NULL. */
+  const char* (*last_error)(void);
+
+  /* Never fails. On zero devices, *reason (if reason is not NULL) says why, e.g. "CUDA driver is
+   * not installed (cudaErrorInsufficientDriver)". The string is static or owned by the backend. */
+  int (*device_count)(const char** reason);
+  porta_status (*device_info)(int dev, porta_device_info_v1* out);
+  porta_status (*synchronize)(int dev); /* the whole device */
+
+  /* Memory: stream-ordered. free may be called with the same stream as alloc or NULL. */
+  porta_status (*alloc)(int dev, size_t bytes, porta_stream s, void** out);
+  porta_status (*free)(int dev, void* ptr, porta_stream s);
+  porta_status (*copy)(int dev, void* dst, const void* src, size_t bytes, porta_copy_kind kind, porta_stream s);
+  porta_status (*host_alloc)(size_t bytes, void** out); /* pinned where the backend can */
+  porta_status (*host_free)(void* ptr);
+  porta_status (*memory_stats)(int dev, porta_memory_stats_v1* out);
+  porta_status (*empty_cache)(int dev);
+
+  /* Streams and events. */
+  porta_status (*stream_create)(int dev, porta_stream* out);
+  porta_status (*stream_destroy)(int dev, porta_stream s); /* waits for pending work first */
+  porta_status (*stream_synchronize)(int dev, porta_stream s);
+  porta_status (*stream_query)(int dev, porta_stream s, int* done);
+  porta_status (*stream_wait_event)(int dev, porta_stream s, porta_event e);
+  porta_status (*event_create)(int dev, porta_event* out);
+  porta_status (*event_destroy)(int dev, porta_event e);
+  porta_status (*event_record)(int dev, porta_event e, porta_stream s);
+  porta_status (*event_synchronize)(int dev, porta_event e);
+  porta_status (*event_query)(int dev, porta_event e, int* done);
+  porta_status (*event_elapsed_ms)(int dev, porta_event start, porta_event end, float* ms);
+
+  /* Built-in maps. In-place use (y == x) is allowed. */
+  porta_status (*fill)(int dev, porta_dtype dt, int64_t n, porta_scalar value, void* y, porta_stream s);
+  /* y[i] = start + i * step */
+  porta_status (*iota)(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_scalar step, void* y,
+                       porta_stream s);
+  porta_status (*cast)(int dev, porta_dtype from, porta_dtype to, int64_t n, const void* x, void* y, porta_stream s);
+  porta_status (*unary)(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const void* x, void* y,
+                        porta_stream s);
+  /* y[r*cols + c] = op(a[r*a_rs + c*a_cs], b[r*b_rs + c*b_cs]); a stride of 0 broadcasts. y is
+   * contiguous rows x cols. A contiguous operand has rs == cols, cs == 1. */
+  porta_status (*binary)(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
+                         int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, void* y,
+                         porta_stream s);
+  /* y[i] = op(x[i], value), or op(value, x[i]) when scalar_first is non-zero. */
+  porta_status (*binary_scalar)(int dev, porta_binary_op op, porta_dtype dt, int64_t n, const void* x,
+                                porta_scalar value, int scalar_first, void* y, porta_stream s);
+  /* y = alpha * x + y */
+  porta_status (*axpy)(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,
+                       porta_stream s);
+
+  /* Reduction of x viewed as [outer, n, inner] over its middle axis into y[outer * inner] (device
+   * memory). A full reduction is outer = inner = 1. n may be 0 (y gets the op's identity). */
+  porta_status (*reduce)(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
+                         const void* x, void* y, porta_stream s);
+  /* *y = sum over i of x[i] * w[i], in the canonical order; y is device memory. */
+  porta_status (*dot)(int dev, porta_dtype dt, int64_t n, const void* x, const void* w, void* y, porta_stream s);
+
+  /* Row-major C[m x n] = alpha * op(A) * op(B) + beta * C, op(A) is m x k, op(B) is k x n.
+   * A is m x k (lda >= k) or, when trans_a, k x m (lda >= m); likewise B. beta == 0 ignores C's
+   * old contents (NaN in C does not propagate). flags: PORTA_GEMM_*. */
+  porta_status (*gemm)(int dev, porta_dtype dt, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                       porta_scalar alpha, const void* a, int64_t lda, const void* b, int64_t ldb, porta_scalar beta,
+                       void* c, int64_t ldc, uint32_t flags, porta_stream s);
+} porta_backend_v1;
+
+typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PORTA_ABI_BACKEND_V1_H */

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// Built-in algorithms: usable from plain C++ on every device, compiled inside each backend.
+// Every function takes an optional Stream (the arrays' device's default stream when omitted) and
+// is asynchronous on GPU streams; functions that return a host value synchronize.
+// Arrays in one call must be on one device (else DeviceMismatch).
+//
+//   auto x = porta::Array<float>::from(h, dev);
+//   auto y = porta::full<float>({n}, 2.0f, dev);
+//   porta::axpy(2.0f, x, y);              // y = 2x + y
+//   float s = porta::sum(y);              // same bits on every backend
+//   auto z = porta::exp(x) * 3.0f + y;    // maps allocate their result
+//   auto C = porta::matmul(A, B);         // cuBLAS / rocBLAS / BLAS underneath
+//   auto colsum = porta::sum(C, 0);       // along axis 0 of a 2-D array
+#pragma once
+
+#include <cstdint>
+
+#include "porta/array.hpp"
+#include "porta/stream.hpp"
+
+namespace porta {
+
+// ---- maps ------------------------------------------------------------------------------------
+// Binary maps accept equal shapes, or broadcasting of b over a 2-D a: b of shape {cols} or
+// {1, cols} is added to every row; b of shape {rows, 1} to every column. `out` must have a's shape
+// and may alias a or b.
+#define PORTA_DECLARE_BINARY(name)                                                                    \
+  template <class T>                                                                                  \
+  void name(const Array<T>& a, const Array<T>& b, Array<T>& out, const Stream& stream = Stream());     \
+  template <class T>                                                                                  \
+  Array<T> name(const Array<T>& a, const Array<T>& b, const Stream& stream = Stream());               \
+  template <class T>                                                                                  \
+  void name(const Array<T>& a, T b, Array<T>& out, const Stream& stream = Stream());                  \
+  template <class T>                                                                                  \
+  Array<T> name(const Array<T>& a, T b, const Stream& stream = Stream());                             \
+  template <class T>                                                                                  \
+  void name(T a, const Array<T>& b, Array<T>& out, const Stream& stream = Stream());                  \
+  template <class T>                                                                                  \
+  Array<T> name(T a, const Array<T>& b, const Stream& stream = Stream());
+PORTA_DECLARE_BINARY(add)
+PORTA_DECLARE_BINARY(sub)
+PORTA_DECLARE_BINARY(mul)
+PORTA_DECLARE_BINARY(div)
+PORTA_DECLARE_BINARY(minimum)
+PORTA_DECLARE_BINARY(maximum)
+PORTA_DECLARE_BINARY(pow)
+#undef PORTA_DECLARE_BINARY
+
+// grad * (x > 0): the backward pass of relu.
+template <class T>
+Array<T> relu_grad(const Array<T>& grad, const Array<T>& x, const Stream& stream = Stream());
+template <class T>
+void relu_grad(const Array<T>& grad, const Array<T>& x, Array<T>& out, const Stream& stream = Stream());
+
+#define PORTA_DECLARE_UNARY(name)                                                                     \
+  template <class T>                                                                                  \
+  void name(const Array<T>& x, Array<T>& out, const Stream& stream = Stream());                       \
+  template <class T>                                                                                  \
+  Array<T> name(const Array<T>& x, const Stream& stream = Stream());
+PORTA_DECLARE_UNARY(neg)
+PORTA_DECLARE_UNARY(abs)
+PORTA_DECLARE_UNARY(sqrt)
+PORTA_DECLARE_UNARY(exp)
+PORTA_DECLARE_UNARY(log)
+PORTA_DECLARE_UNARY(sin)
+PORTA_DECLARE_UNARY(cos)
+PORTA_DECLARE_UNARY(tanh)
+PORTA_DECLARE_UNARY(relu)
+PORTA_DECLARE_UNARY(sigmoid)
+PORTA_DECLARE_UNARY(square)
+#undef PORTA_DECLARE_UNARY
+
+// y = alpha * x + y
+template <class T>
+void axpy(T alpha, const Array<T>& x, Array<T>& y, const Stream& stream = Stream());
+template <class T>
+void fill(Array<T>& y, T value, const Stream& stream = Stream());
+// y[i] = start + i * step
+template <class T>
+void iota(Array<T>& y, T start = T(0), T step = T(1), const Stream& stream = Stream());
+// dst = src (same size). Across devices this is the explicit move of data that porta never does
+// implicitly.
+template <class T>
+void copy(const Array<T>& src, Array<T>& dst, const Stream& stream = Stream());
+// Elementwise conversion (as static_cast).
+template <class To, class From>
+Array<To> cast(const Array<From>& x, const Stream& stream = Stream());
+
+// ---- reductions --------------------------------------------------------------------------------
+// Full reductions return the value on the host. Floating-point results follow the canonical order
+// (docs/determinism.md): the same bits on every backend, thread count and run. NaN propagates (as
+// the canonical quiet NaN). Empty input: sum 0, prod 1; min, max and mean throw InvalidArgument.
+template <class T>
+T sum(const Array<T>& x, const Stream& stream = Stream());
+template <class T>
+T prod(const Array<T>& x, const Stream& stream = Stream());
+template <class T>
+T min(const Array<T>& x, const Stream& stream = Stream());
+template <class T>
+T max(const Array<T>& x, const Stream& stream = Stream());
+// sum / size, divided on the host (so as deterministic as sum); integers divide as double.
+template <class T>
+double mean(const Array<T>& x, const Stream& stream = Stream());
+template <class T>
+T dot(const Array<T>& x, const Array<T>& y, const Stream& stream = Stream());
+// sqrt(sum of squares) (floating point only)
+template <class T>
+T norm2(const Array<T>& x, const Stream& stream = Stream());
+
+// Along `axis` of an array of rank >= 1 (the result drops that axis: {m, n} along 0 gives {n}).
+// Same determinism contract as the full reductions, for each output element.
+template <class T>
+Array<T> sum(const Array<T>& x, int axis, const Stream& stream = Stream());
+template <class T>
+Array<T> prod(const Array<T>& x, int axis, const Stream& stream = Stream());
+template <class T>
+Array<T> min(const Array<T>& x, int axis, const Stream& stream = Stream());
+template <class T>
+Array<T> max(const Array<T>& x, int axis, const Stream& stream = Stream());
+template <class T>
+Array<T> mean(const Array<T>& x, int axis, const Stream& stream = Stream());  // floating point only
+
+// ---- matmul ------------------------------------------------------------------------------------
+enum class Precision {
+  highest,  // full fp32/fp64 arithmetic
+  tf32      // fp32 inputs on TF32 tensor cores where the device has them (~1e-3 relative error)
+};
+enum class GemmAlgorithm {
+  vendor,  // cuBLAS, rocBLAS/hipBLAS, BLAS on the CPU (falls back to porta's kernel when absent)
+  own      // porta's own tiled kernel (what the HIP backend uses without rocBLAS)
+};
+struct MatmulOptions {
+  Precision precision = Precision::highest;
+  GemmAlgorithm algorithm = GemmAlgorithm::vendor;
+};
+
+// C = A * B for 2-D A (m x k) and B (k x n).
+template <class T>
+Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& options = {},
+                const Stream& stream = Stream());
+// C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T. beta == 0 overwrites C.
+template <class T>
+void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool trans_b, T beta, Array<T>& c,
+          const MatmulOptions& options = {}, const Stream& stream = Stream());
+// 2-D transpose into a new array.
+template <class T>
+Array<T> transpose(const Array<T>& x, const Stream& stream = Stream());
+
+// ---- operators -------------------------------------------------------------------------------
+template <class T>
+Array<T> operator+(const Array<T>& a, const Array<T>& b) { return add(a, b); }
+template <class T>
+Array<T> operator-(const Array<T>& a, const Array<T>& b) { return sub(a, b); }
+template <class T>
+Array<T> operator*(const Array<T>& a, const Array<T>& b) { return mul(a, b); }
+template <class T>
+Array<T> operator/(const Array<T>& a, const Array<T>& b) { return div(a, b); }
+template <class T>
+Array<T> operator+(const Array<T>& a, T b) { return add(a, b); }
+template <class T>
+Array<T> operator-(const Array<T>& a, T b) { return sub(a, b); }
+template <class T>
+Array<T> operator*(const Array<T>& a, T b) { return mul(a, b); }
+template <class T>
+Array<T> operator/(const Array<T>& a, T b) { return div(a, b); }
+template <class T>
+Array<T> operator+(T a, const Array<T>& b) { return add(a, b); }
+template <class T>
+Array<T> operator-(T a, const Array<T>& b) { return sub(a, b); }
+template <class T>
+Array<T> operator*(T a, const Array<T>& b) { return mul(a, b); }
+template <class T>
+Array<T> operator/(T a, const Array<T>& b) { return div(a, b); }
+template <class T>
+Array<T> operator-(const Array<T>& a) { return neg(a); }
+
+}  // namespace porta

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// Arrays that live on a device: owning, contiguous, row-major, up to 4-D, move-only.
+//
+//   std::vector<float> h(1000, 1.0f);
+//   auto x = porta::Array<float>::from(h, dev);          // host -> device
+//   auto y = porta::full<float>({1000}, 2.0f, dev);
+//   auto m = porta::zeros<double>({3, 4}, dev);           // 3 rows, 4 columns
+//   std::vector<float> back = y.to_vector();              // device -> host (synchronizes)
+//   auto z = y.clone();                                   // copies; Array itself is move-only
+//   auto c = y.to(porta::Device::parse("cpu"));           // copy to another device
+//
+// Device memory comes from the backend's stream-ordered pool, so allocating temporaries in a loop
+// does not call the driver each time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "porta/detail/config.hpp"
+#include "porta/detail/runtime.hpp"
+#include "porta/device.hpp"
+#include "porta/error.hpp"
+#include "porta/stream.hpp"
+
+namespace porta {
+
+class Shape {
+ public:
+  static constexpr int kMaxRank = 4;
+
+  Shape() noexcept = default;  // rank 0: one element
+  Shape(std::initializer_list<std::int64_t> dims) {
+    if (dims.size() > static_cast<std::size_t>(kMaxRank)) detail::throw_invalid("porta::Shape", "rank above 4");
+    for (std::int64_t d : dims) {
+      if (d < 0) detail::throw_invalid("porta::Shape", "negative dimension");
+      dims_[static_cast<std::size_t>(rank_++)] = d;
+    }
+  }
+  int rank() const noexcept { return rank_; }
+  std::int64_t operator[](int i) const noexcept { return dims_[static_cast<std::size_t>(i)]; }
+  std::int64_t size() const noexcept {
+    std::int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) n *= dims_[static_cast<std::size_t>(i)];
+    return n;
+  }
+  // "3x4"; "scalar" for rank 0
+  std::string to_string() const {
+    if (rank_ == 0) return "scalar";
+    std::string s;
+    for (int i = 0; i < rank_; ++i) s += (i ? "x" : "") + std::to_string(dims_[static_cast<std::size_t>(i)]);
+    return s;
+  }
+  friend bool operator==(const Shape& a, const Shape& b) noexcept {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  friend bool operator!=(const Shape& a, const Shape& b) noexcept { return !(a == b); }
+
+ private:
+  std::array<std::int64_t, kMaxRank> dims_{};
+  int rank_ = 0;
+};
+
+// A trivially copyable window on an Array's memory for kernels: pass it by value into
+// PORTA_LAMBDA bodies. Valid while the Array lives; dereference only on the Array's device.
+template <class T>
+struct View {
+  T* data = nullptr;
+  std::int64_t size = 0;
+  std::int64_t rows = 1;  // 2-D helpers: a rank-2 array is rows x cols; other ranks: 1 x size
+  std::int64_t cols = 0;
+
+  PORTA_HOST_DEVICE T& operator[](std::int64_t i) const { return data[i]; }
+  PORTA_HOST_DEVICE T& operator()(std::int64_t r, std::int64_t c) const { return data[r * cols + c]; }
+};
+
+template <class T>
+class Array {
+  static_assert(detail::is_supported_v<T>, "porta::Array supports float, double, std::int32_t and std::int64_t");
+
+ public:
+  using value_type = T;
+
+  // A null array (as after a move): every use other than assignment is an InvalidArgument.
+  Array() noexcept = default;
+
+  // Uninitialised storage of `shape` on `device`.
+  explicit Array(Shape shape, Device device = default_device(), const Stream& stream = Stream())
+      : shape_(shape), device_(device) {
+    const std::size_t bytes = nbytes();
+    porta_stream s = detail::stream_for(stream, device, "porta::Array");
+    data_ = static_cast<T*>(detail::device_alloc(device, bytes, s, "porta::Array"));
+    live_ = true;
+  }
+
+  static Array from(const std::vector<T>& host, Device device = default_device()) {
+    return from(host.data(), Shape{static_cast<std::int64_t>(host.size())}, device);
+  }
+  static Array from(const std::vector<T>& host, Shape shape, Device device = default_device()) {
+    if (shape.size() != static_cast<std::int64_t>(host.size()))
+      detail::throw_invalid("porta::Array::from", ("shape " + shape.to_string() + " holds " +
+                                                   std::to_string(shape.size()) + " elements, the vector " +
+                                                   std::to_string(host.size())).c_str());
+    return from(host.data(), shape, device);
+  }
+  // Copies shape.size() elements from host memory.
+  static Array from(const T* host, Shape shape, Device device = default_device(), const Stream& stream = Stream()) {
+    Array a(shape, device, stream);
+    a.copy_from_host(host, stream);
+    return a;
+  }
+
+  Array(Array&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)),
+        shape_(std::exchange(o.shape_, Shape())),
+        device_(o.device_),
+        live_(std::exchange(o.live_, false)) {}
+  Array& operator=(Array&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      shape_ = std::exchange(o.shape_, Shape());
+      device_ = o.device_;
+      live_ = std::exchange(o.live_, false);
+    }
+    return *this;
+  }
+  Array(const Array&) = delete;
+  Array& operator=(const Array&) = delete;
+  ~Array() { release(); }
+
+  bool valid() const noexcept { return live_; }
+  explicit operator bool() const noexcept { return valid(); }
+
+  const Shape& shape() const noexcept { return shape_; }
+  int rank() const noexcept { return shape_.rank(); }
+  std::int64_t dim(int i) const noexcept { return shape_[i]; }
+  std::int64_t size() const noexcept { return valid() ? shape_.size() : 0; }
+  std::size_t nbytes() const noexcept { return static_cast<std::size_t>(shape_.size()) * sizeof(T); }
+  Device device() const noexcept { return device_; }
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+
+  // Throws InvalidArgument naming `fn` if this array was moved from.
+  void check_valid(const char* fn) const {
+    if (!valid()) detail::throw_moved_from(fn);
+  }
+
+  // Device -> host; waits for the copy (and the stream's earlier work).
+  std::vector<T> to_vector(const Stream& stream = Stream()) const {
+    check_valid("porta::Array::to_vector");
+    std::vector<T> out(static_cast<std::size_t>(size()));
+    copy_to_host(out.data(), stream);
+    return out;
+  }
+  void copy_to_host(T* host, const Stream& stream = Stream()) const {
+    check_valid("porta::Array::copy_to_host");
+    porta_stream s = detail::stream_for(stream, device_, "porta::Array::copy_to_host");
+    detail::copy_to_host(device_, data_, host, nbytes(), s, true);
+  }
+  void copy_from_host(const T* host, const Stream& stream = Stream()) {
+    check_valid("porta::Array::copy_from_host");
+    porta_stream s = detail::stream_for(stream, device_, "porta::Array::copy_from_host");
+    detail::copy_from_host(device_, data_, host, nbytes(), s, true);
+  }
+
+  // A copy on `device` (the same device gives a clone).
+  Array to(Device device, const Stream& stream = Stream()) const {
+    check_valid("porta::Array::to");
+    Array out(shape_, device, device == device_ ? stream : Stream());
+    porta_stream s = detail::stream_for(stream, device_, "porta::Array::to");
+    detail::copy_between(device, out.data_, device_, data_, nbytes(), s);
+    return out;
+  }
+  Array clone(const Stream& stream = Stream()) const { return to(device_, stream); }
+
+  // Same elements, new shape of the same size.
+  void reshape(Shape shape) {
+    check_valid("porta::Array::reshape");
+    if (shape.size() != shape_.size())
+      detail::throw_invalid("porta::Array::reshape", ("cannot reshape " + shape_.to_string() + " (" +
+                                                      std::to_string(shape_.size()) + " elements) to " +
+                                                      shape.to_string()).c_str());
+    shape_ = shape;
+  }
+  Array reshaped(Shape shape) && {
+    reshape(shape);
+    return std::move(*this);
+  }
+
+  View<T> view() {
+    check_valid("porta::Array::view");
+    return make_view<T>(data_);
+  }
+  View<const T> view() const {
+    check_valid("porta::Array::view");
+    return make_view<const T>(data_);
+  }
+
+ private:
+  template <class U>
+  View<U> make_view(U* p) const {
+    View<U> v;
+    v.data = p;
+    v.size = shape_.size();
+    if (shape_.rank() == 2) {
+      v.rows = shape_[0];
+      v.cols = shape_[1];
+    } else {
+      v.rows = 1;
+      v.cols = v.size;
+    }
+    return v;
+  }
+  void release() noexcept {
+    if (data_) detail::device_free(device_, data_, nullptr);
+    data_ = nullptr;
+    live_ = false;
+  }
+
+  T* data_ = nullptr;
+  Shape shape_{};
+  Device device_{};
+  bool live_ = false;  // zero-element arrays own no memory but are valid until moved from
+};
+
+// Factories. `device` defaults to default_device().
+template <class T>
+Array<T> empty(Shape shape, Device device = default_device()) {
+  return Array<T>(shape, device);
+}
+template <class T>
+Array<T> full(Shape shape, T value, Device device = default_device(), const Stream& stream = Stream()) {
+  Array<T> a(shape, device, stream);
+  detail::fill(device, detail::dtype_of<T>(), a.size(), detail::to_scalar(value), a.data(),
+               detail::stream_for(stream, device, "porta::full"));
+  return a;
+}
+template <class T>
+Array<T> zeros(Shape shape, Device device = default_device()) {
+  return full<T>(shape, T(0), device);
+}
+template <class T>
+Array<T> ones(Shape shape, Device device = default_device()) {
+  return full<T>(shape, T(1), device);
+}
+// start, start + step, ... below stop (above stop for a negative step), as NumPy's arange.
+template <class T>
+Array<T> arange(T start, T stop, T step = T(1), Device device = default_device()) {
+  if (step == T(0)) detail::throw_invalid("porta::arange", "step is zero");
+  double count = (static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step);
+  std::int64_t n = count > 0 ? static_cast<std::int64_t>(count) : 0;
+  if (n > 0 && static_cast<double>(n) < count) ++n;  // ceil
+  Array<T> a(Shape{n}, device);
+  detail::iota(device, detail::dtype_of<T>(), n, detail::to_scalar(start), detail::to_scalar(step), a.data(),
+               nullptr);
+  return a;
+}
+// 0, 1, ..., n-1
+template <class T>
+Array<T> arange(std::int64_t n, Device device = default_device()) {
+  return arange<T>(T(0), static_cast<T>(n), T(1), device);
+}
+
+}  // namespace porta

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: Apache-2.0
+// One definition of every built-in op, used by the CPU backend, the shared GPU kernels and user
+// kernels alike, so that the backends cannot drift apart in semantics (NaN, signed zero, integer
+// overflow). Device-side rounding intrinsics keep products from being contracted into FMAs where a
+// reduction's bits depend on it.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "porta/detail/config.hpp"
+
+namespace porta::detail {
+
+template <class T>
+PORTA_HOST_DEVICE inline bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+// Integer + and * wrap (two's complement) instead of being undefined on overflow.
+template <class T>
+PORTA_HOST_DEVICE inline T add_rn(T a, T b) {
+  if constexpr (std::is_same_v<T, float>) {
+#if PORTA_DEVICE_PASS
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+  } else if constexpr (std::is_same_v<T, double>) {
+#if PORTA_DEVICE_PASS
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+  } else {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  }
+}
+
+template <class T>
+PORTA_HOST_DEVICE inline T mul_rn(T a, T b) {
+  if constexpr (std::is_same_v<T, float>) {
+#if PORTA_DEVICE_PASS
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+  } else if constexpr (std::is_same_v<T, double>) {
+#if PORTA_DEVICE_PASS
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+  } else {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  }
+}
+
+// max/min propagate NaN (as NumPy) and order -0.0 below +0.0, which makes them associative and
+// commutative on every input, so any evaluation order gives the same bits.
+template <class T>
+PORTA_HOST_DEVICE inline T max_op(T a, T b) {
+  if (a > b) return a;
+  if (b > a) return b;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a == b) return std::signbit(a) ? b : a;
+    return a + b;  // unordered: at least one NaN, and the sum is NaN
+  } else {
+    return a;
+  }
+}
+
+template <class T>
+PORTA_HOST_DEVICE inline T min_op(T a, T b) {
+  if (a < b) return a;
+  if (b < a) return b;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a == b) return std::signbit(a) ? a : b;
+    return a + b;
+  } else {
+    return a;
+  }
+}
+
+// Reduction combiners with their identities. sum's identity is -0.0, the exact identity of IEEE
+// addition (x + -0.0 == x for every x, +0.0 included), so padding lanes never change a bit.
+struct SumOp {
+  template <class T>
+  PORTA_HOST_DEVICE static T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return T(-0.0);
+    } else {
+      return T(0);
+    }
+  }
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return add_rn(a, b);
+  }
+};
+
+struct ProdOp {
+  template <class T>
+  PORTA_HOST_DEVICE static T identity() {
+    return T(1);
+  }
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return mul_rn(a, b);
+  }
+};
+
+struct MaxOp {
+  template <class T>
+  PORTA_HOST_DEVICE static T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return -std::numeric_limits<T>::infinity();
+    } else {
+      return std::numeric_limits<T>::lowest();
+    }
+  }
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return max_op(a, b);
+  }
+};
+
+struct MinOp {
+  template <class T>
+  PORTA_HOST_DEVICE static T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::numeric_limits<T>::infinity();
+    } else {
+      return std::numeric_limits<T>::max();
+    }
+  }
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return min_op(a, b);
+  }
+};
+
+// NaN payloads differ between CPUs and GPUs; a reduction's NaN result is returned as the one
+// canonical quiet NaN so that its bits agree too.
+template <class T>
+PORTA_HOST_DEVICE inline T canonical_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return is_nan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+  } else {
+    return x;
+  }
+}
+
+// ---- elementwise ops --------------------------------------------------------------------------
+// Integer division by zero yields 0 instead of trapping; integer sqrt/exp/... go through double.
+
+template <class T>
+PORTA_HOST_DEVICE inline T via_double(double v) {
+  return static_cast<T>(v);
+}
+
+struct NegOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(U(0) - static_cast<U>(x));
+    } else {
+      return -x;
+    }
+  }
+};
+struct AbsOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return x < 0 ? NegOp{}(x) : x;
+    } else {
+      return std::fabs(x);
+    }
+  }
+};
+#define PORTA_DETAIL_MATH_OP(Name, fn)                             \
+  struct Name {                                                    \
+    template <class T>                                             \
+    PORTA_HOST_DEVICE T operator()(T x) const {                    \
+      if constexpr (std::is_floating_point_v<T>) {                 \
+        return std::fn(x);                                         \
+      } else {                                                     \
+        return via_double<T>(std::fn(static_cast<double>(x)));     \
+      }                                                            \
+    }                                                              \
+  };
+PORTA_DETAIL_MATH_OP(SqrtOp, sqrt)
+PORTA_DETAIL_MATH_OP(ExpOp, exp)
+PORTA_DETAIL_MATH_OP(LogOp, log)
+PORTA_DETAIL_MATH_OP(SinOp, sin)
+PORTA_DETAIL_MATH_OP(CosOp, cos)
+PORTA_DETAIL_MATH_OP(TanhOp, tanh)
+#undef PORTA_DETAIL_MATH_OP
+
+struct ReluOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T x) const {
+    return x > T(0) ? x : (is_nan(x) ? x : T(0));
+  }
+};
+struct SigmoidOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return T(1) / (T(1) + std::exp(-x));
+    } else {
+      return via_double<T>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+    }
+  }
+};
+struct SquareOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T x) const {
+    return mul_rn(x, x);
+  }
+};
+
+struct AddOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return add_rn(a, b);
+  }
+};
+struct SubOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+    } else {
+      return a - b;
+    }
+  }
+};
+struct MulOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return mul_rn(a, b);
+  }
+};
+struct DivOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) return T(0);
+      if (b == T(-1)) return NegOp{}(a);  // lowest / -1 overflows
+      return a / b;
+    } else {
+      return a / b;
+    }
+  }
+};
+struct MinimumOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return min_op(a, b);
+  }
+};
+struct MaximumOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    return max_op(a, b);
+  }
+};
+struct PowOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::pow(a, b);
+    } else {
+      return via_double<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+    }
+  }
+};
+struct ReluGradOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T grad, T x) const {
+    return x > T(0) ? grad : T(0);
+  }
+};
+
+}  // namespace porta::detail

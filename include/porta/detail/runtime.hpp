@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Untyped entry points of libporta that the header templates (Array<T>, kernels) call. Not part
+// of the public API: names and signatures may change between releases.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "porta/abi/backend_v1.h"
+#include "porta/device.hpp"
+
+namespace porta {
+class Stream;
+namespace detail {
+
+template <class T>
+inline constexpr bool is_supported_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                       std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+
+template <class T>
+constexpr porta_dtype dtype_of() {
+  static_assert(is_supported_v<T>, "porta supports float, double, std::int32_t and std::int64_t");
+  if constexpr (std::is_same_v<T, float>) {
+    return PORTA_F32;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return PORTA_F64;
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return PORTA_I32;
+  } else {
+    return PORTA_I64;
+  }
+}
+
+template <class T>
+porta_scalar to_scalar(T v) {
+  porta_scalar s;
+  if constexpr (std::is_same_v<T, float>) {
+    s.f32 = v;
+  } else if constexpr (std::is_same_v<T, double>) {
+    s.f64 = v;
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    s.i32 = v;
+  } else {
+    s.i64 = v;
+  }
+  return s;
+}
+
+const char* dtype_name(porta_dtype dt) noexcept;  // "float32", ...
+std::size_t dtype_size(porta_dtype dt) noexcept;
+
+// The backend table of a device, loading plugins on first use; throws Unavailable with the reason.
+const porta_backend_v1& backend_for(Device device);
+// Throws the porta::Error subclass matching `status`, with "fn: " and the backend's message.
+[[noreturn]] void throw_status(porta_status status, const char* fn, Device device);
+inline void check(porta_status status, const char* fn, Device device) {
+  if (status != PORTA_OK) throw_status(status, fn, device);
+}
+
+// The stream handle to use on `device` for `stream` (the placeholder -> default stream); a
+// stream of another device is a DeviceMismatch naming `fn`.
+porta_stream stream_for(const Stream& stream, Device device, const char* fn);
+
+void* device_alloc(Device device, std::size_t bytes, porta_stream s, const char* fn);
+void device_free(Device device, void* ptr, porta_stream s) noexcept;
+// Host <-> device copies; synchronous when `sync` is true (needed for pageable host memory).
+void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync);
+void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync);
+// Between devices (possibly of different backends: staged through the host).
+void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes,
+                  porta_stream s);
+void fill(Device device, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream s);
+void iota(Device device, porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y,
+          porta_stream s);
+
+[[noreturn]] void throw_invalid(const char* fn, const char* message);
+[[noreturn]] void throw_moved_from(const char* fn);
+
+}  // namespace detail
+}  // namespace porta

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Devices: what the machine has, and which one porta uses.
+//
+//   porta::Device dev = porta::default_device();  // PORTA_DEVICE, else cuda:0, else hip:0, else cpu
+//   std::cout << porta::describe(dev) << "\n";    // "cuda:0 NVIDIA H200 (132 SMs, 139.8 GiB)"
+//   if (!porta::is_available(porta::DeviceType::hip))
+//     std::cout << porta::unavailable_reason(porta::DeviceType::hip) << "\n";
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace porta {
+
+enum class DeviceType : int { cpu = 0, cuda = 1, hip = 2 };
+
+inline constexpr int kDeviceTypeCount = 3;
+
+// "cpu", "cuda", "hip"
+const char* to_string(DeviceType type) noexcept;
+
+struct Device {
+  DeviceType type = DeviceType::cpu;
+  int index = 0;
+
+  constexpr Device() = default;
+  constexpr Device(DeviceType t, int i = 0) : type(t), index(i) {}
+
+  // "cpu", "cpu:0", "cuda", "cuda:1", "hip:0" (case-sensitive, no spaces). Throws
+  // InvalidArgument for anything else. Availability is not checked: see select_device().
+  static Device parse(std::string_view text);
+  std::string to_string() const;  // "cuda:1"; the CPU is "cpu"
+
+  constexpr bool is_gpu() const noexcept { return type != DeviceType::cpu; }
+  friend constexpr bool operator==(Device a, Device b) noexcept { return a.type == b.type && a.index == b.index; }
+  friend constexpr bool operator!=(Device a, Device b) noexcept { return !(a == b); }
+};
+
+// Every usable device: CUDA devices, then HIP devices, then the CPU (always present).
+std::vector<Device> devices();
+
+bool is_available(DeviceType type);
+bool is_available(Device device);
+
+// Why a backend has no usable device ("porta was built without HIP support (configure with
+// -DPORTA_ENABLE_HIP=ON)", "CUDA driver is not installed (cudaErrorInsufficientDriver)", ...);
+// empty when it is available.
+std::string unavailable_reason(DeviceType type);
+
+// Like parse, but also accepts "gpu" / "gpu:N" (first CUDA, else HIP) and "auto" (best device),
+// and checks availability: a device that is not there is an Unavailable error that says why,
+// never a silent fallback.
+Device select_device(std::string_view text);
+
+// The device used when none is named: set_default_device()'s, else PORTA_DEVICE's (through
+// select_device), else cuda:0, else hip:0, else cpu.
+Device default_device();
+void set_default_device(Device device);
+
+struct DeviceInfo {
+  Device device;
+  std::string name;
+  std::string vendor;
+  std::string arch;
+  std::uint64_t total_memory = 0;
+  std::uint64_t free_memory = 0;
+  int compute_units = 0;
+  int warp_size = 0;
+  int max_threads_per_block = 0;
+  int driver_version = 0;
+  int runtime_version = 0;
+  int pci_bus_id = -1;
+};
+
+DeviceInfo device_info(Device device);
+
+// One line: "cuda:0 NVIDIA H200 (132 SMs, 139.8 GiB)".
+std::string describe(Device device);
+
+// What porta-info reports for each backend.
+struct BackendStatus {
+  DeviceType type = DeviceType::cpu;
+  bool built = false;     // configured into this build
+  bool loaded = false;    // plugin loaded and ABI accepted
+  int device_count = 0;
+  std::string library;    // path of the plugin that loaded, or was tried
+  std::string build_info; // the backend's own one-line build description
+  std::string reason;     // why it is unavailable; empty when available
+};
+std::vector<BackendStatus> backend_status();
+
+// The build: version, compiler, options, backends configured.
+std::string build_info();
+
+struct MemoryStats {
+  std::uint64_t bytes_in_use = 0;
+  std::uint64_t bytes_reserved = 0;
+  std::uint64_t peak_bytes_in_use = 0;
+  std::uint64_t alloc_count = 0;
+};
+MemoryStats memory_stats(Device device);
+// Returns cached pool memory to the driver / system.
+void empty_cache(Device device);
+
+// Waits for all work on the device.
+void synchronize(Device device);
+
+}  // namespace porta

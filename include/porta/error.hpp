@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta's errors. Every failure is a porta::Error; the subclass says what kind, the message names
+// the function and the values involved:
+//
+//   try { auto c = porta::matmul(a, b); }
+//   catch (const porta::InvalidArgument& e) { std::cerr << e.what(); }
+//   // porta::matmul: inner dimensions differ (A is 3x4, B is 5x2)
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "porta/device.hpp"
+
+namespace porta {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Shapes, axes, dtypes or values that the function does not accept.
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+// Arrays (or an array and a stream) on different devices in one call. Data moves only when the
+// user asks (Array::to, porta::copy).
+class DeviceMismatch : public Error {
+ public:
+  using Error::Error;
+};
+
+// An allocation failed. The process and all other arrays stay usable.
+class OutOfMemory : public Error {
+ public:
+  OutOfMemory(const std::string& what, Device device, std::uint64_t requested, std::uint64_t free_bytes)
+      : Error(what), device_(device), requested_(requested), free_(free_bytes) {}
+  Device device() const noexcept { return device_; }
+  std::uint64_t requested_bytes() const noexcept { return requested_; }
+  std::uint64_t free_bytes() const noexcept { return free_; }
+
+ private:
+  Device device_;
+  std::uint64_t requested_;
+  std::uint64_t free_;
+};
+
+// A backend or device that was not built, did not load, or has no devices; the message says why.
+class Unavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+// A vendor call failed (cudaMemcpyAsync, cublasSgemm, ...); the message names the call and code.
+class BackendError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace porta
