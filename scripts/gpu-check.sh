@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# One command for the GPU machine: configure, build, porta-info, the whole suite on cpu and
+# cuda:0, the examples on the GPU, compute-sanitizer memcheck, and the benchmarks. Logs go to
+# $OUT (default: out/gpu-check). Carry .vendor (scripts/gpu-vendor.sh) when the machine has no
+# Catch2 / Google Benchmark / OpenBLAS.
+#
+#   scripts/gpu-check.sh [all|build|test|sanitize|bench|mlp]...   (default: all)
+#
+# Every step runs even when an earlier one fails; the summary at the end says which failed.
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$porta_root"
+porta_setup_path
+OUT=${OUT:-$porta_root/out/gpu-check}
+mkdir -p "$OUT"
+build=${PORTA_BUILD_DIR:-build/gpu}
+jobs=$(porta_jobs)
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(all)
+want() { for s in "${steps[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 0; done; return 1; }
+summary=()
+run() { # name logfile command...
+  local name=$1 log=$2; shift 2
+  local t0=$SECONDS
+  echo "== $name" | tee -a "$log"
+  "$@" >>"$log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-28s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - t0)))")
+  tail -n 5 "$log" | sed 's/^/   /'
+  return $rc
+}
+
+vendor_args=()
+if [ -d .vendor ]; then
+  v=$porta_root/.vendor
+  vendor_args+=(-DPORTA_CATCH2_INCLUDE_DIR="$v/include" -Dbenchmark_DIR="$v/lib/x86_64-linux-gnu/cmake/benchmark"
+                -DBLAS_LIBRARIES="$v/blas/libopenblas.so")
+  export LD_LIBRARY_PATH="$v/blas:$v/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+{ nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1; nproc; } >"$OUT/machine.txt" 2>&1
+
+if want build; then
+  run configure "$OUT/build.log" cmake --preset gpu-check -B "$build" "${vendor_args[@]}"
+  run build "$OUT/build.log" cmake --build "$build" -j "$jobs"
+fi
+
+if want test; then
+  run porta-info "$OUT/test.log" "$build/bin/porta-info"
+  "$build/bin/porta-info" --json >"$OUT/porta-info.json" 2>&1
+  # Each algorithm test runs on every device porta finds: cpu and cuda:0 here.
+  run "ctest (cpu + cuda:0)" "$OUT/test.log" ctest --test-dir "$build" --output-on-failure -j 4
+  run "ctest examples on cpu" "$OUT/test.log" env PORTA_DEVICE=cpu ctest --test-dir "$build" -L examples --output-on-failure
+fi
+
+if want sanitize && command -v compute-sanitizer >/dev/null; then
+  for exe in "$build"/bin/porta_tests_algorithms "$build"/bin/porta_tests_kernels; do
+    [ -x "$exe" ] || continue
+    run "memcheck $(basename "$exe")" "$OUT/sanitizer.log" \
+      env PORTA_TEST_DEVICES=cuda:0 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$exe"
+  done
+fi
+
+if want bench; then
+  run "bench" "$OUT/bench.log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT"
+fi
+
+if want mlp && [ -x "$build/bin/mlp" ]; then
+  run "mlp porta" "$OUT/mlp.log" "$build/bin/mlp" --bench --batch 4096
+  if python3 -c 'import torch' 2>/dev/null; then
+    run "mlp torch" "$OUT/mlp.log" python3 scripts/mlp_torch.py --batch 4096
+  fi
+fi
+
+echo
+echo "== summary ($OUT)"
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+! printf '%s\n' "${summary[@]}" | grep -qv 'rc=0 '

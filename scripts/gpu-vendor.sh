@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Run here (Debian, with catch2, libbenchmark-dev and libopenblas-dev installed) before a GPU run:
+# the GPU machine has no Catch2, Google Benchmark or OpenBLAS and cannot install them, so this
+# copies the headers and libraries porta's tests and benchmarks need into .vendor/ (git-ignored),
+# laid out as an install prefix. scripts/gpu-check.sh points CMake at it. Carry `.vendor`.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$porta_root"
+v=.vendor
+rm -rf "$v"
+mkdir -p "$v/include" "$v/lib/x86_64-linux-gnu/cmake/benchmark" "$v/blas"
+multi=/usr/lib/x86_64-linux-gnu
+cp -r /usr/include/catch2 "$v/include/"
+cp -r /usr/include/benchmark "$v/include/"
+cp -L "$multi/libbenchmark.so.1.7.1" "$v/lib/x86_64-linux-gnu/"
+cp -L "$multi/libbenchmark.so.1.7.1" "$v/lib/x86_64-linux-gnu/libbenchmark.so.1debian"
+cp "$multi/libbenchmark_main.a" "$v/lib/x86_64-linux-gnu/"
+cp "$multi"/cmake/benchmark/*.cmake "$v/lib/x86_64-linux-gnu/cmake/benchmark/"
+# OpenBLAS (pthread flavour) and the Fortran runtime it needs; a real file under the unversioned
+# name, so no symbolic link has to travel.
+cp -L "$multi/libopenblas.so.0" "$v/blas/libopenblas.so"
+cp -L "$multi/libgfortran.so.5" "$multi/libquadmath.so.0" "$v/blas/"
+du -sh "$v"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The test command (CI runs exactly this): sets up a fresh machine, then
+#   1. builds porta with every backend whose toolchain is present (CUDA and HIP plugins are built
+#      even without a GPU: on a GPU-less machine the suite proves the run-time fallback to the CPU),
+#      and runs the whole ctest suite;
+#   2. reruns the reduction tests with 1, 2 and 3 OpenMP threads (bits must not change);
+#   3. builds the CPU suite with ASan + UBSan and runs it;
+#   4. runs every benchmark once at tiny sizes so they never rot.
+# PORTA_TEST_QUICK=1 skips steps 3 and 4.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$porta_root"
+porta_install_deps
+porta_setup_path
+jobs=$(porta_jobs)
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "configure + build (all backends found)"
+cmake --preset ci
+cmake --build --preset ci -j "$jobs"
+
+step "porta-info"
+./build/ci/bin/porta-info
+
+step "test suite"
+ctest --preset ci -j "$jobs"
+
+step "reductions under 1, 2 and 3 OpenMP threads"
+for t in 1 2 3; do
+  OMP_NUM_THREADS=$t ctest --test-dir build/ci -L determinism --output-on-failure -j "$jobs"
+done
+
+if [ "${PORTA_TEST_QUICK:-0}" != 1 ]; then
+  step "ASan + UBSan build of the CPU suite"
+  cmake --preset asan
+  cmake --build --preset asan -j "$jobs"
+  ctest --preset asan -j "$jobs"
+
+  step "benchmarks, once at tiny sizes"
+  scripts/bench.sh --smoke --build-dir build/ci
+fi
+echo
+echo "scripts/test.sh: all steps passed"
