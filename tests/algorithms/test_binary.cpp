@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: Apache-2.0
+// Binary maps: every op and dtype on every device; array-array, scalar on either side,
+// broadcasting over rows and columns, outputs aliasing an input; integer wrap and division by zero.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support/support.hpp"
+
+using porta::Array;
+using porta::Device;
+using porta::Shape;
+
+namespace {
+
+template <class T>
+constexpr bool is_fp = std::is_floating_point_v<T>;
+
+template <class T>
+T div_ref(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return T(0);
+    if (b == T(-1)) return porta_test::ref::sub(T(0), a);
+    return static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+template <class T>
+long double pow_ref(T a, T b) {
+  if constexpr (is_fp<T>) {
+    return std::pow(static_cast<long double>(a), static_cast<long double>(b));
+  } else {
+    return static_cast<long double>(static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b))));
+  }
+}
+
+template <class T>
+struct BinaryCase {
+  const char* name;
+  std::function<Array<T>(const Array<T>&, const Array<T>&)> aa;
+  std::function<void(const Array<T>&, const Array<T>&, Array<T>&)> aa_into;
+  std::function<Array<T>(const Array<T>&, T)> as;
+  std::function<void(const Array<T>&, T, Array<T>&)> as_into;
+  std::function<Array<T>(T, const Array<T>&)> sa;
+  std::function<void(T, const Array<T>&, Array<T>&)> sa_into;
+  std::function<long double(T, T)> ref;
+  bool exact;  // false: pow (transcendental)
+};
+
+template <class T>
+std::vector<BinaryCase<T>> binary_cases() {
+  std::vector<BinaryCase<T>> c;
+#define PORTA_BINARY(nm, ref_expr, exact)                                                                  \
+  c.push_back(BinaryCase<T>{#nm, [](const Array<T>& a, const Array<T>& b) { return porta::nm(a, b); },     \
+                            [](const Array<T>& a, const Array<T>& b, Array<T>& o) { porta::nm(a, b, o); }, \
+                            [](const Array<T>& a, T b) { return porta::nm(a, b); },                        \
+                            [](const Array<T>& a, T b, Array<T>& o) { porta::nm(a, b, o); },               \
+                            [](T a, const Array<T>& b) { return porta::nm(a, b); },                        \
+                            [](T a, const Array<T>& b, Array<T>& o) { porta::nm(a, b, o); },               \
+                            [](T a, T b) -> long double { return ref_expr; }, exact})
+  PORTA_BINARY(add, static_cast<long double>(porta_test::ref::add(a, b)), true);
+  PORTA_BINARY(sub, static_cast<long double>(porta_test::ref::sub(a, b)), true);
+  PORTA_BINARY(mul, static_cast<long double>(porta_test::ref::mul(a, b)), true);
+  PORTA_BINARY(div, static_cast<long double>(div_ref(a, b)), true);
+  PORTA_BINARY(minimum, static_cast<long double>(porta_test::ref::min(a, b)), true);
+  PORTA_BINARY(maximum, static_cast<long double>(porta_test::ref::max(a, b)), true);
+  PORTA_BINARY(pow, pow_ref(a, b), false);
+#undef PORTA_BINARY
+  return c;
+}
+
+// Inputs for op `name`: a and b (b is the exponent for pow).
+template <class T>
+std::vector<T> inputs_a(porta_test::Rng& rng, const std::string& name, std::int64_t n) {
+  if (name == "pow")
+    return is_fp<T> ? porta_test::uniform<T>(rng, n, T(0.1), T(4)) : porta_test::nonzero<T>(rng, n, T(1), T(10));
+  if constexpr (std::is_integral_v<T>) {
+    // add, sub and mul wrap: use the whole range
+    if (name == "add" || name == "sub" || name == "mul")
+      return porta_test::uniform<T>(rng, n, std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max());
+    if (name == "div") return porta_test::nonzero<T>(rng, n, T(1), T(100000));
+  }
+  return porta_test::nonzero<T>(rng, n);
+}
+template <class T>
+std::vector<T> inputs_b(porta_test::Rng& rng, const std::string& name, std::int64_t n) {
+  if (name == "pow")
+    return is_fp<T> ? porta_test::nonzero<T>(rng, n, T(0.1), T(3)) : porta_test::uniform<T>(rng, n, T(-2), T(6));
+  return inputs_a<T>(rng, name, n);
+}
+template <class T>
+T scalar_for(porta_test::Rng& rng, const std::string& name, bool as_exponent) {
+  if (name == "pow") return as_exponent ? (is_fp<T> ? T(1.5) : T(3)) : (is_fp<T> ? T(1.75) : T(-3));
+  return porta_test::nonzero<T>(rng, 1).front();
+}
+
+template <class T>
+porta_test::Result check(const BinaryCase<T>& bc, Device dev, const std::vector<T>& got,
+                         const std::vector<long double>& ref) {
+  if (bc.exact) {
+    std::vector<T> r(ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) r[i] = static_cast<T>(ref[i]);
+    return porta_test::compare_exact(got, r);
+  }
+  if constexpr (is_fp<T>) {
+    return porta_test::compare_ulps(got, ref, porta_test::transcendental_ulps(dev) * 2);
+  } else {
+    return porta_test::compare_ulps(got, ref, 0.0, dev.is_gpu() ? 1.0L : 0.0L);
+  }
+}
+
+}  // namespace
+
+#define PORTA_TEST_TYPES float, double, std::int32_t, std::int64_t
+
+TEMPLATE_TEST_CASE("binary maps: array op array", "[map][binary]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (const BinaryCase<T>& bc : binary_cases<T>()) {
+    INFO("op " << bc.name << " on " << dev.to_string());
+    for (std::int64_t n : {0, 1, 7, 1000, 1000003}) {
+      INFO("n = " << n);
+      const auto ha = inputs_a<T>(rng, bc.name, n);
+      const auto hb = inputs_b<T>(rng, bc.name, n);
+      std::vector<long double> ref(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = bc.ref(ha[i], hb[i]);
+      const auto a = Array<T>::from(ha, dev);
+      const auto b = Array<T>::from(hb, dev);
+      porta_test::poison_pool<T>(n, dev);
+      const Array<T> y = bc.aa(a, b);
+      CHECK(y.shape() == Shape{n});
+      CHECK(y.device() == dev);
+      PORTA_CHECK_RESULT(check(bc, dev, y.to_vector(), ref));
+      if (n > 1000) continue;
+      auto out = porta_test::poisoned<T>(Shape{n}, dev);
+      bc.aa_into(a, b, out);
+      PORTA_CHECK_RESULT(check(bc, dev, out.to_vector(), ref));
+      // out aliasing a, then b
+      auto a2 = a.clone();
+      bc.aa_into(a2, b, a2);
+      PORTA_CHECK_RESULT(check(bc, dev, a2.to_vector(), ref));
+      auto b2 = b.clone();
+      bc.aa_into(a, b2, b2);
+      PORTA_CHECK_RESULT(check(bc, dev, b2.to_vector(), ref));
+      // a op a with everything aliased
+      auto s = a.clone();
+      bc.aa_into(s, s, s);
+      std::vector<long double> ref_self(ha.size());
+      for (std::size_t i = 0; i < ha.size(); ++i) ref_self[i] = bc.ref(ha[i], ha[i]);
+      PORTA_CHECK_RESULT(check(bc, dev, s.to_vector(), ref_self));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(a.to_vector(), ha));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(b.to_vector(), hb));
+    }
+    // equal 2-D and 4-D shapes
+    for (const Shape& shape : {Shape{1, 17}, Shape{17, 1}, Shape{9, 33}, Shape{2, 3, 4, 5}}) {
+      INFO("shape " << shape.to_string());
+      const auto ha = inputs_a<T>(rng, bc.name, shape.size());
+      const auto hb = inputs_b<T>(rng, bc.name, shape.size());
+      std::vector<long double> ref(ha.size());
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = bc.ref(ha[i], hb[i]);
+      const Array<T> y = bc.aa(Array<T>::from(ha, shape, dev), Array<T>::from(hb, shape, dev));
+      CHECK(y.shape() == shape);
+      PORTA_CHECK_RESULT(check(bc, dev, y.to_vector(), ref));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("binary maps: scalar on either side", "[map][binary][scalar]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (const BinaryCase<T>& bc : binary_cases<T>()) {
+    INFO("op " << bc.name << " on " << dev.to_string());
+    for (std::int64_t n : {0, 1, 7, 1000003}) {
+      INFO("n = " << n);
+      // array op scalar: the array holds bases, the scalar an exponent for pow
+      const auto ha = inputs_a<T>(rng, bc.name, n);
+      const T s_right = scalar_for<T>(rng, bc.name, true);
+      std::vector<long double> ref(ha.size());
+      for (std::size_t i = 0; i < ha.size(); ++i) ref[i] = bc.ref(ha[i], s_right);
+      const auto a = Array<T>::from(ha, dev);
+      INFO("array op " << porta_test::show(s_right));
+      porta_test::poison_pool<T>(n, dev);
+      PORTA_CHECK_RESULT(check(bc, dev, bc.as(a, s_right).to_vector(), ref));
+      // scalar op array: the array holds exponents for pow
+      const auto hb = inputs_b<T>(rng, bc.name, n);
+      const T s_left = scalar_for<T>(rng, bc.name, false);
+      std::vector<long double> ref2(hb.size());
+      for (std::size_t i = 0; i < hb.size(); ++i) ref2[i] = bc.ref(s_left, hb[i]);
+      const auto b = Array<T>::from(hb, dev);
+      INFO(porta_test::show(s_left) << " op array");
+      porta_test::poison_pool<T>(n, dev);
+      PORTA_CHECK_RESULT(check(bc, dev, bc.sa(s_left, b).to_vector(), ref2));
+      if (n > 1000) continue;
+      auto o1 = porta_test::poisoned<T>(Shape{n}, dev);
+      bc.as_into(a, s_right, o1);
+      PORTA_CHECK_RESULT(check(bc, dev, o1.to_vector(), ref));
+      auto o2 = porta_test::poisoned<T>(Shape{n}, dev);
+      bc.sa_into(s_left, b, o2);
+      PORTA_CHECK_RESULT(check(bc, dev, o2.to_vector(), ref2));
+      auto a2 = a.clone();
+      bc.as_into(a2, s_right, a2);
+      PORTA_CHECK_RESULT(check(bc, dev, a2.to_vector(), ref));
+      auto b2 = b.clone();
+      bc.sa_into(s_left, b2, b2);
+      PORTA_CHECK_RESULT(check(bc, dev, b2.to_vector(), ref2));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("binary maps: broadcasting rows and columns", "[map][binary][broadcast]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  struct RC {
+    std::int64_t rows, cols;
+  };
+  for (const BinaryCase<T>& bc : binary_cases<T>()) {
+    INFO("op " << bc.name << " on " << dev.to_string());
+    for (RC rc : {RC{1, 1}, RC{1, 7}, RC{7, 1}, RC{5, 3}, RC{33, 1025}, RC{300, 301}}) {
+      const std::int64_t rows = rc.rows, cols = rc.cols;
+      INFO("a is " << rows << "x" << cols);
+      const auto ha = inputs_a<T>(rng, bc.name, rows * cols);
+      const auto a = Array<T>::from(ha, Shape{rows, cols}, dev);
+      struct B {
+        Shape shape;
+        bool per_row;  // b indexed by column (a row vector) or by row (a column vector)
+      };
+      for (const B& bs : {B{Shape{cols}, true}, B{Shape{1, cols}, true}, B{Shape{rows, 1}, false}}) {
+        INFO("b is " << bs.shape.to_string());
+        const auto hb = inputs_b<T>(rng, bc.name, bs.shape.size());
+        const auto b = Array<T>::from(hb, bs.shape, dev);
+        std::vector<long double> ref(ha.size());
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t c = 0; c < cols; ++c) ref[r * cols + c] = bc.ref(ha[r * cols + c], hb[bs.per_row ? c : r]);
+        porta_test::poison_pool<T>(rows * cols, dev);
+        const Array<T> y = bc.aa(a, b);
+        CHECK(y.shape() == Shape{rows, cols});
+        PORTA_CHECK_RESULT(check(bc, dev, y.to_vector(), ref));
+        auto out = porta_test::poisoned<T>(Shape{rows, cols}, dev);
+        bc.aa_into(a, b, out);
+        PORTA_CHECK_RESULT(check(bc, dev, out.to_vector(), ref));
+        auto a2 = a.clone();
+        bc.aa_into(a2, b, a2);  // in place over a
+        PORTA_CHECK_RESULT(check(bc, dev, a2.to_vector(), ref));
+        PORTA_CHECK_RESULT(porta_test::compare_exact(b.to_vector(), hb));
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("relu_grad", "[map][binary]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {0, 1, 7, 1000003}) {
+    INFO("n = " << n);
+    const auto hg = porta_test::nonzero<T>(rng, n);
+    const auto hx = porta_test::nonzero<T>(rng, n);
+    std::vector<T> ref(hg.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = hx[i] > T(0) ? hg[i] : T(0);
+    const auto g = Array<T>::from(hg, dev);
+    const auto x = Array<T>::from(hx, dev);
+    porta_test::poison_pool<T>(n, dev);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(porta::relu_grad(g, x).to_vector(), ref));
+    auto out = porta_test::poisoned<T>(Shape{n}, dev);
+    porta::relu_grad(g, x, out);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), ref));
+  }
+}
+
+TEMPLATE_TEST_CASE("integer division by zero and overflow", "[map][binary][int]", std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  const T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+  const std::vector<T> as = {lo, hi, T(-7), T(7), T(0), T(1), T(-1), T(100)};
+  const std::vector<T> bs = {T(0), T(-1), T(1), T(2), T(-3), lo, hi};
+  std::vector<T> ha, hb;
+  for (T a : as)
+    for (T b : bs) {
+      ha.push_back(a);
+      hb.push_back(b);
+    }
+  const auto a = Array<T>::from(ha, dev);
+  const auto b = Array<T>::from(hb, dev);
+  auto host = [&](auto f) {
+    std::vector<T> r(ha.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) r[i] = f(ha[i], hb[i]);
+    return r;
+  };
+  // x / 0 == 0, lowest / -1 == lowest (wraps), others truncate toward zero
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, b).to_vector(), host(div_ref<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::add(a, b).to_vector(), host(porta_test::ref::add<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sub(a, b).to_vector(), host(porta_test::ref::sub<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::mul(a, b).to_vector(), host(porta_test::ref::mul<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, T(0)).to_vector(), std::vector<T>(ha.size(), T(0))));
+  PORTA_CHECK_RESULT(
+      porta_test::compare_exact(porta::div(T(5), b).to_vector(), host([](T, T y) { return div_ref(T(5), y); })));
+  const auto negs = porta::div(a, T(-1)).to_vector();
+  PORTA_CHECK_RESULT(porta_test::compare_exact(negs, host([](T x, T) { return porta_test::ref::sub(T(0), x); })));
+}
+
+TEMPLATE_TEST_CASE("binary maps on IEEE special values", "[map][binary][ieee]", float, double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> vals = {T(0), T(-0.0), T(1), T(-1), T(-2), T(0.5), inf, -inf, nan};
+  std::vector<T> ha, hb;
+  for (T x : vals)
+    for (T y : vals) {
+      ha.push_back(x);
+      hb.push_back(y);
+    }
+  const auto a = Array<T>::from(ha, dev);
+  const auto b = Array<T>::from(hb, dev);
+  auto host = [&](auto f) {
+    std::vector<T> r(ha.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) r[i] = f(ha[i], hb[i]);
+    return r;
+  };
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::add(a, b).to_vector(), host([](T x, T y) { return x + y; })));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sub(a, b).to_vector(), host([](T x, T y) { return x - y; })));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::mul(a, b).to_vector(), host([](T x, T y) { return x * y; })));
+  // x / ±0 is ±inf, 0 / 0 is NaN
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, b).to_vector(), host([](T x, T y) { return x / y; })));
+  // maximum / minimum: NaN propagates, -0.0 orders below +0.0
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::maximum(a, b).to_vector(), host(porta_test::ref::max<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::minimum(a, b).to_vector(), host(porta_test::ref::min<T>)));
+  // pow's special cases are exact in C99 Annex F (pow(x, ±0) = 1, pow(1, y) = 1, pow(-2, 2) = 4, ...)
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::pow(a, b).to_vector(),
+                                               host([](T x, T y) { return static_cast<T>(std::pow(x, y)); })));
+  const auto mx = porta::maximum(Array<T>::from(std::vector<T>{T(-0.0), T(0)}, dev),
+                                 Array<T>::from(std::vector<T>{T(0), T(-0.0)}, dev))
+                      .to_vector();
+  CHECK_FALSE(std::signbit(mx[0]));
+  CHECK_FALSE(std::signbit(mx[1]));
+  const auto mn = porta::minimum(Array<T>::from(std::vector<T>{T(-0.0), T(0)}, dev),
+                                 Array<T>::from(std::vector<T>{T(0), T(-0.0)}, dev))
+                      .to_vector();
+  CHECK(std::signbit(mn[0]));
+  CHECK(std::signbit(mn[1]));
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// matmul, gemm (transposes, alpha, beta, both algorithms, TF32) and transpose, against a naive
+// double-precision host reference.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "support/support.hpp"
+
+using porta::Array;
+using porta::Device;
+using porta::GemmAlgorithm;
+using porta::MatmulOptions;
+using porta::Precision;
+using porta::Shape;
+
+namespace {
+
+struct Dims {
+  std::int64_t m, k, n;
+};
+const Dims kDims[] = {{1, 1, 1}, {3, 5, 7}, {1, 9, 4}, {6, 9, 1}, {17, 1, 3}, {257, 129, 65}};
+
+// Row-major r x c stored as given (or transposed into it).
+template <class T>
+long double at(const std::vector<T>& x, std::int64_t cols, std::int64_t r, std::int64_t c) {
+  return static_cast<long double>(x[static_cast<std::size_t>(r * cols + c)]);
+}
+
+// C = alpha * op(A) op(B) + beta * C0 in long double, with the per-element bound
+// (k + 3) * eps * (|alpha| sum |a||b| + |beta c0|) (+ tf32's input rounding).
+template <class T>
+void gemm_ref(const Dims& d, long double alpha, const std::vector<T>& a, bool ta, const std::vector<T>& b, bool tb,
+              long double beta, const std::vector<T>& c0, std::vector<long double>& out,
+              std::vector<long double>& bound, long double input_rel = 0) {
+  out.assign(static_cast<std::size_t>(d.m * d.n), 0.0L);
+  bound.assign(out.size(), 0.0L);
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      long double s = 0, sa = 0;
+      for (std::int64_t p = 0; p < d.k; ++p) {
+        const long double av = ta ? at(a, d.m, p, i) : at(a, d.k, i, p);
+        const long double bv = tb ? at(b, d.k, j, p) : at(b, d.n, p, j);
+        s += av * bv;
+        sa += std::fabs(av * bv);
+      }
+      const long double cv = beta != 0 ? at(c0, d.n, i, j) : 0.0L;
+      out[i * d.n + j] = alpha * s + beta * cv;
+      bound[i * d.n + j] = (static_cast<long double>(d.k + 3) * porta_test::eps<T>() + input_rel) *
+                               (std::fabs(alpha) * sa + std::fabs(beta * cv)) +
+                           std::numeric_limits<T>::min();
+    }
+}
+
+template <class T>
+porta_test::Result check_gemm(const std::vector<T>& got, const std::vector<long double>& ref,
+                              const std::vector<long double>& bound) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return porta_test::compare_bound(got, ref, bound);
+  } else {
+    std::vector<T> r(ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) r[i] = static_cast<T>(ref[i]);
+    return porta_test::compare_exact(got, r);
+  }
+}
+
+const char* algo_name(GemmAlgorithm g) {
+  return g == GemmAlgorithm::vendor ? "vendor" : "own";
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("matmul against a naive reference", "[matmul]", float, double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own}) {
+    for (const Dims& d : kDims) {
+      INFO(algo_name(algo) << " on " << dev.to_string() << ": (" << d.m << "x" << d.k << ") * (" << d.k << "x" << d.n
+                           << ")");
+      const auto ha = porta_test::nonzero<T>(rng, d.m * d.k, T(-1), T(-1));
+      const auto hb = porta_test::nonzero<T>(rng, d.k * d.n, T(-1), T(-1));
+      const auto a = Array<T>::from(ha, Shape{d.m, d.k}, dev);
+      const auto b = Array<T>::from(hb, Shape{d.k, d.n}, dev);
+      std::vector<long double> ref, bound;
+      gemm_ref<T>(d, 1, ha, false, hb, false, 0, {}, ref, bound);
+      porta_test::poison_pool<T>(d.m * d.n, dev);
+      MatmulOptions opt;
+      opt.algorithm = algo;
+      const Array<T> c = porta::matmul(a, b, opt);
+      CHECK(c.shape() == Shape{d.m, d.n});
+      CHECK(c.device() == dev);
+      PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(a.to_vector(), ha));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(b.to_vector(), hb));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("gemm: transposes, alpha, beta", "[matmul][gemm]", float, double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const bool fp = std::is_floating_point_v<T>;
+  struct AB {
+    T alpha, beta;
+  };
+  const AB abs[] = {
+      {T(1), T(0)}, {fp ? T(-1.5) : T(-3), T(0)}, {T(2), T(1)}, {fp ? T(0.5) : T(-2), fp ? T(-0.25) : T(5)}};
+  for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own})
+    for (const Dims& d : kDims)
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (const AB& ab : abs) {
+            INFO(algo_name(algo) << " on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n
+                                 << " trans_a=" << ta << " trans_b=" << tb << " alpha=" << porta_test::show(ab.alpha)
+                                 << " beta=" << porta_test::show(ab.beta));
+            const auto ha = porta_test::nonzero<T>(rng, d.m * d.k);
+            const auto hb = porta_test::nonzero<T>(rng, d.k * d.n);
+            const auto hc = porta_test::nonzero<T>(rng, d.m * d.n);
+            const auto a = Array<T>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev);
+            const auto b = Array<T>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev);
+            // beta == 0 must overwrite C: start from poison (NaN) there, which must not leak through
+            auto c = ab.beta == T(0) ? porta_test::poisoned<T>(Shape{d.m, d.n}, dev)
+                                     : Array<T>::from(hc, Shape{d.m, d.n}, dev);
+            std::vector<long double> ref, bound;
+            gemm_ref<T>(d, ab.alpha, ha, ta, hb, tb, ab.beta, hc, ref, bound);
+            MatmulOptions opt;
+            opt.algorithm = algo;
+            porta::gemm(ab.alpha, a, ta, b, tb, ab.beta, c, opt);
+            CHECK(c.shape() == Shape{d.m, d.n});
+            PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
+          }
+}
+
+TEST_CASE("matmul with TF32 precision", "[matmul][tf32]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own}) {
+    const Dims d{257, 129, 65};
+    INFO(algo_name(algo) << " on " << dev.to_string());
+    const auto ha = porta_test::nonzero<float>(rng, d.m * d.k);
+    const auto hb = porta_test::nonzero<float>(rng, d.k * d.n);
+    std::vector<long double> ref, bound;
+    // TF32 keeps 10 explicit mantissa bits: each input is off by up to 2^-11 relative
+    gemm_ref<float>(d, 1, ha, false, hb, false, 0, {}, ref, bound, 2 * std::ldexp(1.0L, -11) + 1e-6L);
+    MatmulOptions opt;
+    opt.precision = Precision::tf32;
+    opt.algorithm = algo;
+    const auto c =
+        porta::matmul(Array<float>::from(ha, Shape{d.m, d.k}, dev), Array<float>::from(hb, Shape{d.k, d.n}, dev), opt);
+    PORTA_CHECK_RESULT(porta_test::compare_bound(c.to_vector(), ref, bound));
+  }
+  // TF32 on doubles is ignored (full precision)
+  const auto hd = porta_test::nonzero<double>(rng, 9 * 5);
+  MatmulOptions opt;
+  opt.precision = Precision::tf32;
+  const auto a = Array<double>::from(hd, Shape{9, 5}, dev);
+  const auto b = Array<double>::from(hd, Shape{5, 9}, dev);
+  std::vector<long double> ref, bound;
+  gemm_ref<double>({9, 5, 9}, 1, hd, false, hd, false, 0, {}, ref, bound);
+  PORTA_CHECK_RESULT(porta_test::compare_bound(porta::matmul(a, b, opt).to_vector(), ref, bound));
+}
+
+TEMPLATE_TEST_CASE("integer matmul is exact, also with wrapping", "[matmul][int]", std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const Dims d{31, 17, 23};
+  const auto ha = porta_test::nonzero<T>(rng, d.m * d.k, T(1), T(100000));  // int32 products wrap
+  const auto hb = porta_test::nonzero<T>(rng, d.k * d.n, T(1), T(100000));
+  std::vector<T> ref(static_cast<std::size_t>(d.m * d.n));
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      T s = 0;
+      for (std::int64_t p = 0; p < d.k; ++p)
+        s = porta_test::ref::add(s, porta_test::ref::mul(ha[i * d.k + p], hb[p * d.n + j]));
+      ref[i * d.n + j] = s;
+    }
+  for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own}) {
+    INFO(algo_name(algo));
+    MatmulOptions opt;
+    opt.algorithm = algo;
+    const auto c =
+        porta::matmul(Array<T>::from(ha, Shape{d.m, d.k}, dev), Array<T>::from(hb, Shape{d.k, d.n}, dev), opt);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(c.to_vector(), ref));
+  }
+}
+
+TEST_CASE("gemm with k = 0 scales C by beta; empty outputs are fine", "[matmul][empty]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const auto a = porta::zeros<double>({4, 0}, dev);
+  const auto b = porta::zeros<double>({0, 3}, dev);
+  const auto c = porta::matmul(a, b);
+  CHECK(c.shape() == Shape{4, 3});
+  PORTA_CHECK_RESULT(porta_test::compare_exact(c.to_vector(), std::vector<double>(12, 0.0)));
+  auto c2 = porta::full<double>({4, 3}, 2.0, dev);
+  porta::gemm(1.0, a, false, b, false, 3.0, c2);
+  PORTA_CHECK_RESULT(porta_test::compare_exact(c2.to_vector(), std::vector<double>(12, 6.0)));
+  const auto e = porta::matmul(porta::zeros<float>({0, 5}, dev), porta::zeros<float>({5, 2}, dev));
+  CHECK(e.shape() == Shape{0, 2});
+}
+
+TEMPLATE_TEST_CASE("transpose", "[matmul][transpose]", float, double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  struct RC {
+    std::int64_t r, c;
+  };
+  for (RC rc : {RC{1, 1}, RC{1, 7}, RC{7, 1}, RC{3, 5}, RC{33, 65}, RC{1000, 1001}, RC{0, 4}}) {
+    INFO(rc.r << "x" << rc.c);
+    const auto h = porta_test::nonzero<T>(rng, rc.r * rc.c);
+    std::vector<T> ref(h.size());
+    for (std::int64_t i = 0; i < rc.r; ++i)
+      for (std::int64_t j = 0; j < rc.c; ++j) ref[j * rc.r + i] = h[i * rc.c + j];
+    porta_test::poison_pool<T>(rc.r * rc.c, dev);
+    const auto t = porta::transpose(Array<T>::from(h, Shape{rc.r, rc.c}, dev));
+    CHECK(t.shape() == Shape{rc.c, rc.r});
+    PORTA_CHECK_RESULT(porta_test::compare_exact(t.to_vector(), ref));
+  }
+}

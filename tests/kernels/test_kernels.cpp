@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// User kernels (porta/kernels.hpp): parallel_for, map, transform_reduce on every device. CMake marks
+// this file with porta_add_kernels(), so a CUDA (or HIP) build compiles it as that language and
+// the same tests run on GPU devices too; a plain C++ build runs them on the CPU.
+#include "porta/kernels.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "support/support.hpp"
+
+using porta::Array;
+using porta::Device;
+using porta::Shape;
+namespace ref = porta_test::ref;
+
+namespace {
+// Devices this translation unit can launch on: the CPU always, GPUs when compiled for them.
+std::vector<Device> kernel_devices() {
+  std::vector<Device> out;
+  for (const Device& d : porta_test::test_devices()) {
+#if defined(__CUDACC__)
+    if (d.type == porta::DeviceType::cuda || d.type == porta::DeviceType::cpu) out.push_back(d);
+#elif defined(__HIPCC__)
+    if (d.type == porta::DeviceType::hip || d.type == porta::DeviceType::cpu) out.push_back(d);
+#else
+    if (d.type == porta::DeviceType::cpu) out.push_back(d);
+#endif
+  }
+  return out;
+}
+}  // namespace
+
+#define PORTA_KERNEL_DEVICE() GENERATE(from_range(kernel_devices()))
+
+TEMPLATE_TEST_CASE("parallel_for writes every index once", "[kernels]", float, double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {0, 1, 7, 1000003}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto hx = porta_test::nonzero<T>(rng, n);
+    const auto x = Array<T>::from(hx, dev);
+    auto y = porta_test::poisoned<T>(Shape{n}, dev);
+    // example-begin parallel-for
+    auto xv = x.view();
+    auto yv = y.view();
+    porta::parallel_for(
+        dev, n, PORTA_LAMBDA(std::int64_t i) { yv[i] = xv[i] * T(3) + static_cast<T>(i % 5); });
+    // example-end parallel-for
+    std::vector<T> ref_v(hx.size());
+    for (std::int64_t i = 0; i < n; ++i) ref_v[i] = ref::add(ref::mul(hx[i], T(3)), static_cast<T>(i % 5));
+    PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), ref_v));
+  }
+  // 2-D view indexing
+  auto m = porta_test::poisoned<T>(Shape{7, 11}, dev);
+  auto mv = m.view();
+  porta::parallel_for(
+      dev, 7 * 11,
+      PORTA_LAMBDA(std::int64_t i) { mv(i / mv.cols, i % mv.cols) = static_cast<T>(i / mv.cols * 100 + i % mv.cols); });
+  std::vector<T> mref(77);
+  for (int r = 0; r < 7; ++r)
+    for (int c = 0; c < 11; ++c) mref[r * 11 + c] = static_cast<T>(r * 100 + c);
+  PORTA_CHECK_RESULT(porta_test::compare_exact(m.to_vector(), mref));
+  // negative n is an error
+  CHECK_THROWS_AS(porta::parallel_for(dev, -1, PORTA_LAMBDA(std::int64_t){}), porta::InvalidArgument);
+}
+
+TEST_CASE("parallel_for on a stream", "[kernels][stream]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  porta::Stream s(dev);
+  auto y = porta_test::poisoned<double>(Shape{4097}, dev);
+  auto yv = y.view();
+  porta::parallel_for(
+      dev, 4097, PORTA_LAMBDA(std::int64_t i) { yv[i] = static_cast<double>(i) * 0.5; }, s);
+  s.synchronize();
+  std::vector<double> r(4097);
+  for (int i = 0; i < 4097; ++i) r[i] = i * 0.5;
+  PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), r));
+  const auto other = porta_test::other_device(dev);
+  if (other) {
+    porta::Stream so(*other);
+    CHECK_THROWS_AS(porta::parallel_for(dev, 4, PORTA_LAMBDA(std::int64_t){}, so), porta::DeviceMismatch);
+  }
+}
+
+TEMPLATE_TEST_CASE("map with one, two and three inputs", "[kernels][map]", float, double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {0, 1, 7, 100003}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto ha = porta_test::nonzero<T>(rng, n);
+    const auto hb = porta_test::nonzero<T>(rng, n);
+    const auto hc = porta_test::nonzero<T>(rng, n);
+    const auto a = Array<T>::from(ha, dev);
+    const auto b = Array<T>::from(hb, dev);
+    const auto c = Array<T>::from(hc, dev);
+    std::vector<T> r1(ha.size()), r2(ha.size()), r3(ha.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      r1[i] = ref::mul(ha[i], ha[i]);
+      r2[i] = ref::sub(ha[i], hb[i]);
+      r3[i] = ref::add(ref::mul(ha[i], hb[i]), hc[i]);
+    }
+    auto out = porta_test::poisoned<T>(Shape{n}, dev);
+    porta::map(
+        out, PORTA_LAMBDA(T x) { return x * x; }, a);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), r1));
+    out = porta_test::poisoned<T>(Shape{n}, dev);
+    porta::map(
+        out, PORTA_LAMBDA(T x, T y) { return x - y; }, a, b);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), r2));
+    out = porta_test::poisoned<T>(Shape{n}, dev);
+    // example-begin map
+    porta::map(
+        out, PORTA_LAMBDA(T x, T y, T z) { return x * y + z; }, a, b, c);
+    // example-end map
+    PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), r3));
+    // in place: out is also an input
+    auto io = a.clone();
+    porta::map(
+        io, PORTA_LAMBDA(T x, T y) { return x - y; }, io, b);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(io.to_vector(), r2));
+  }
+  // mixed input types
+  auto f = porta_test::poisoned<double>(Shape{5}, dev);
+  porta::map(
+      f, PORTA_LAMBDA(float x, std::int32_t k) { return static_cast<double>(x) * k; },
+      porta::full<float>({5}, 1.5f, dev), porta::full<std::int32_t>({5}, 4, dev));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(f.to_vector(), std::vector<double>(5, 6.0)));
+  // sizes must agree
+  auto small = porta::zeros<T>({3}, dev);
+  CHECK_THROWS_AS(porta::map(
+                      small, PORTA_LAMBDA(T x) { return x; }, porta::zeros<T>({4}, dev)),
+                  porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::map(
+                        small, PORTA_LAMBDA(T x) { return x; }, porta::zeros<T>({4}, dev)),
+                    porta_test::Contains("porta::map"));
+}
+
+TEMPLATE_TEST_CASE("transform_reduce follows the canonical order", "[kernels][reduce][determinism]", float, double,
+                   std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {0, 1, 7, 1025, 32769, 1000003}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto h = porta_test::nonzero<T>(rng, n);
+    const auto x = Array<T>::from(h, dev);
+    const auto xv = x.view();
+    // example-begin transform-reduce
+    const T s = porta::transform_reduce(
+        dev, n, T(0), porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return xv[i]; });
+    // example-end transform-reduce
+    const T expect = n == 0 ? T(0) : ref::add(T(0), ref::reduce(h, ref::Op::sum));
+    INFO("got " << porta_test::show(s) << ", canonical " << porta_test::show(expect));
+    CHECK(porta_test::same_bits(s, expect));
+    // equal to the built-in sum's bits (non-zero data: init 0 + s changes no bit)
+    if (n > 0) CHECK(porta_test::same_bits(s, porta::sum(x)));
+    const T mx = porta::transform_reduce(
+        dev, n, std::numeric_limits<T>::lowest(), porta::maximum_op{}, PORTA_LAMBDA(std::int64_t i) { return xv[i]; });
+    const T mn = porta::transform_reduce(
+        dev, n, std::numeric_limits<T>::max(), porta::minimum_op{}, PORTA_LAMBDA(std::int64_t i) { return xv[i]; });
+    if (n > 0) {
+      CHECK(porta_test::same_bits(mx, porta::max(x)));
+      CHECK(porta_test::same_bits(mn, porta::min(x)));
+    } else {
+      CHECK(mx == std::numeric_limits<T>::lowest());
+      CHECK(mn == std::numeric_limits<T>::max());
+    }
+    // a generated sequence, no memory: squares of i % 13
+    const T sq = porta::transform_reduce(
+        dev, n, T(5), porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return static_cast<T>((i % 13) * (i % 13)); });
+    const T sq_ref = ref::add(T(5), ref::canonical_reduce<T>(n, ref::Op::sum, [](std::int64_t i) {
+                                return static_cast<T>((i % 13) * (i % 13));
+                              }));
+    CHECK(porta_test::same_bits(sq, sq_ref));
+  }
+  // a product with its identity
+  const T p = porta::transform_reduce(
+      dev, 10, T(2), porta::multiplies{}, PORTA_LAMBDA(std::int64_t) { return T(2); });
+  CHECK(p == T(2048));
+  CHECK_THROWS_AS(porta::transform_reduce(
+                      dev, -5, T(0), porta::plus{}, PORTA_LAMBDA(std::int64_t) { return T(1); }),
+                  porta::InvalidArgument);
+}
+
+TEST_CASE("transform_reduce: NaN comes back as the canonical quiet NaN", "[kernels][reduce][ieee]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  const float nan = -std::numeric_limits<float>::quiet_NaN();
+  const float r = porta::transform_reduce(
+      dev, 5000, 0.0f, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return i == 4321 ? nan : 1.0f; });
+  CHECK(porta_test::same_bits(r, std::numeric_limits<float>::quiet_NaN()));
+}
