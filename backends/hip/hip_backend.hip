@@ -38,6 +38,24 @@ porta_backend_v1 make_table() {
   t.device_count = &device_count;
   t.device_info = &device_info;
   t.synchronize = &synchronize;
+  t.alloc = &alloc;
+  t.free = &free;
+  t.copy = &copy;
+  t.host_alloc = &host_alloc;
+  t.host_free = &host_free;
+  t.memory_stats = &memory_stats;
+  t.empty_cache = &empty_cache;
+  t.stream_create = &stream_create;
+  t.stream_destroy = &stream_destroy;
+  t.stream_synchronize = &stream_synchronize;
+  t.stream_query = &stream_query;
+  t.stream_wait_event = &stream_wait_event;
+  t.event_create = &event_create;
+  t.event_destroy = &event_destroy;
+  t.event_record = &event_record;
+  t.event_synchronize = &event_synchronize;
+  t.event_query = &event_query;
+  t.event_elapsed_ms = &event_elapsed_ms;
   return t;
 }
 
