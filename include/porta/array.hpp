@@ -174,7 +174,8 @@ class Array {
   // A copy on `device` (the same device gives a clone).
   Array to(Device device, const Stream& stream = Stream()) const {
     check_valid("porta::Array::to");
-    Array out(shape_, device, device == device_ ? stream : Stream());
+    const Stream placeholder;  // both branches lvalues: Stream is move-only, a prvalue would be copied
+    Array out(shape_, device, device == device_ ? stream : placeholder);
     porta_stream s = detail::stream_for(stream, device_, "porta::Array::to");
     detail::copy_between(device, out.data_, device_, data_, nbytes(), s);
     return out;
