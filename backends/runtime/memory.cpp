@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Untyped memory entry points used by the header templates (Array<T>, factories).
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "backends/runtime/registry.hpp"
+#include "porta/detail/runtime.hpp"
+#include "porta/error.hpp"
+#include "porta/stream.hpp"
+
+namespace porta::detail {
+
+porta_stream stream_for(const Stream& stream, Device device, const char* fn) {
+  if (!stream.has_device()) return nullptr;
+  if (stream.device() != device)
+    throw DeviceMismatch(std::string(fn ? fn : "porta") + ": stream is on " + stream.device().to_string() +
+                         ", the arrays on " + device.to_string());
+  return static_cast<porta_stream>(stream.native_handle());
+}
+
+void* device_alloc(Device device, std::size_t bytes, porta_stream s, const char* fn) {
+  // The device is checked even for zero bytes, so an empty array on a device that is not there
+  // fails where it is made rather than later.
+  const porta_backend_v1& t = backend_for(device, fn);
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  const porta_status st = t.alloc(device.index, bytes, s, &p);
+  if (st == PORTA_ERR_OOM) {
+    std::string msg = t.last_error();
+    throw_oom(fn, device, bytes, msg.c_str());
+  }
+  check(st, fn, device);
+  if (p == nullptr)
+    throw BackendError(std::string(fn) + ": the " + to_string(device.type) + " backend returned no memory for " +
+                       std::to_string(bytes) + " bytes");
+  return p;
+}
+
+void device_free(Device device, void* ptr, porta_stream s) noexcept {
+  if (ptr == nullptr) return;
+  try {
+    const porta_backend_v1& t = backend_for(device, nullptr);
+    // A failing free cannot be reported from a destructor; the backend keeps its message.
+    (void)t.free(device.index, ptr, s);
+    (void)take_missing_entry();
+  } catch (...) {
+  }
+}
+
+void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync) {
+  constexpr const char* fn = "porta::copy_to_host";
+  const porta_backend_v1& t = backend_for(src_device, fn);
+  if (bytes > 0) check(t.copy(src_device.index, dst, src, bytes, PORTA_COPY_DEVICE_TO_HOST, s), fn, src_device);
+  // Synchronise even for zero bytes: the caller also waits for the stream's earlier work.
+  if (sync) check(t.stream_synchronize(src_device.index, s), fn, src_device);
+}
+
+void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync) {
+  constexpr const char* fn = "porta::copy_from_host";
+  const porta_backend_v1& t = backend_for(dst_device, fn);
+  if (bytes > 0) check(t.copy(dst_device.index, dst, src, bytes, PORTA_COPY_HOST_TO_DEVICE, s), fn, dst_device);
+  if (sync) check(t.stream_synchronize(dst_device.index, s), fn, dst_device);
+}
+
+// `s` belongs to src_device (it is also dst_device's when they are one device). Between devices
+// the copy is synchronous: the data goes through host memory that is gone on return.
+void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes, porta_stream s) {
+  constexpr const char* fn = "porta::copy";
+  if (dst_device == src_device) {
+    const porta_backend_v1& t = backend_for(dst_device, fn);
+    if (bytes == 0 || dst == src) return;
+    check(t.copy(dst_device.index, dst, src, bytes, PORTA_COPY_DEVICE_TO_DEVICE, s), fn, dst_device);
+    return;
+  }
+  backend_for(dst_device, fn);
+  backend_for(src_device, fn);
+  // CPU memory is host memory, so a copy with the CPU on one side needs no staging buffer.
+  if (dst_device.type == DeviceType::cpu) {
+    copy_to_host(src_device, src, dst, bytes, s, true);
+    return;
+  }
+  if (src_device.type == DeviceType::cpu) {
+    copy_from_host(dst_device, dst, src, bytes, nullptr, true);
+    return;
+  }
+  if (bytes == 0) return;
+  std::unique_ptr<unsigned char[]> staging(new (std::nothrow) unsigned char[bytes]);
+  if (!staging) throw_oom(fn, Device(DeviceType::cpu, 0), bytes, "staging buffer for a copy between devices");
+  copy_to_host(src_device, src, staging.get(), bytes, s, true);
+  copy_from_host(dst_device, dst, staging.get(), bytes, nullptr, true);
+}
+
+void fill(Device device, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream s) {
+  constexpr const char* fn = "porta::fill";
+  const porta_backend_v1& t = backend_for(device, fn);
+  if (n < 0) throw_invalid(fn, ("n is negative (" + std::to_string(n) + ")").c_str());
+  if (n == 0) return;
+  check(t.fill(device.index, dt, n, value, y, s), fn, device);
+}
+
+void iota(Device device, porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y,
+          porta_stream s) {
+  constexpr const char* fn = "porta::iota";
+  const porta_backend_v1& t = backend_for(device, fn);
+  if (n < 0) throw_invalid(fn, ("n is negative (" + std::to_string(n) + ")").c_str());
+  if (n == 0) return;
+  check(t.iota(device.index, dt, n, start, step, y, s), fn, device);
+}
+
+}  // namespace porta::detail
