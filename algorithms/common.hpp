@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers shared by the front-end algorithms: argument checks with messages that name the
+// function and the values, and the "call" that bundles a device, its table and a stream handle.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "backends/runtime/registry.hpp"
+#include "porta/array.hpp"
+#include "porta/detail/runtime.hpp"
+#include "porta/error.hpp"
+#include "porta/stream.hpp"
+
+namespace porta::detail {
+
+// One array argument as the checks see it (type-erased, so cast<To, From> mixes dtypes freely).
+struct ArgRef {
+  const char* name;  // "a", "x", "out": the parameter name the message uses
+  bool valid;
+  Device device;
+  const Shape* shape;
+};
+
+template <class T>
+ArgRef arg(const char* name, const Array<T>& a) {
+  return ArgRef{name, a.valid(), a.device(), &a.shape()};
+}
+
+// All arrays valid and on one device; returns that device. The first failing check throws.
+inline Device check_args(const char* fn, std::initializer_list<ArgRef> args) {
+  for (const ArgRef& a : args) {
+    if (a.valid) continue;
+    if (args.size() == 1) throw_moved_from(fn);
+    throw_invalid(fn, (std::string("the array ") + a.name + " was moved from (or default-constructed)").c_str());
+  }
+  const ArgRef& first = *args.begin();
+  for (const ArgRef& a : args) {
+    if (a.device == first.device) continue;
+    throw DeviceMismatch(std::string(fn) + ": arrays are on different devices (" + first.name + " on " +
+                         first.device.to_string() + ", " + a.name + " on " + a.device.to_string() + ")");
+  }
+  return first.device;
+}
+
+// "shapes differ (a is 3x4, b is 5)"
+[[noreturn]] inline void throw_shapes_differ(const char* fn, const ArgRef& a, const ArgRef& b) {
+  throw_invalid(fn, (std::string("shapes differ (") + a.name + " is " + a.shape->to_string() + ", " + b.name + " is " +
+                     b.shape->to_string() + ")")
+                        .c_str());
+}
+
+// `out` must have `like`'s shape: "out is 3x3, expected 3x4 (the shape of a)".
+inline void check_out_shape(const char* fn, const ArgRef& out, const ArgRef& like) {
+  if (*out.shape == *like.shape) return;
+  throw_invalid(fn, (std::string(out.name) + " is " + out.shape->to_string() + ", expected " + like.shape->to_string() +
+                     " (the shape of " + like.name + ")")
+                        .c_str());
+}
+
+// The device, its backend table and the stream handle of one call.
+struct Call {
+  Device device;
+  const porta_backend_v1* table;
+  porta_stream stream;
+  const char* fn;
+
+  int dev() const noexcept { return device.index; }
+  const porta_backend_v1& t() const noexcept { return *table; }
+  void check(porta_status st) const {
+    if (st != PORTA_OK) throw_status(st, fn, device);
+  }
+};
+
+inline Call make_call(const char* fn, Device device, const Stream& stream) {
+  const porta_backend_v1& t = backend_for(device, fn);
+  return Call{device, &t, stream_for(stream, device, fn), fn};
+}
+
+// A Shape from the first `rank` entries of `dims` (Shape has only an initializer-list constructor).
+inline Shape make_shape(const std::int64_t* d, int rank) {
+  switch (rank) {
+    case 0:
+      return Shape{};
+    case 1:
+      return Shape{d[0]};
+    case 2:
+      return Shape{d[0], d[1]};
+    case 3:
+      return Shape{d[0], d[1], d[2]};
+    default:
+      return Shape{d[0], d[1], d[2], d[3]};
+  }
+}
+
+}  // namespace porta::detail
+
+// Explicit instantiation for the four dtypes of the ABI.
+#define PORTA_FOR_EACH_DTYPE(X) \
+  X(float)                      \
+  X(double)                     \
+  X(std::int32_t)               \
+  X(std::int64_t)

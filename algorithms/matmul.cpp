@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// matmul, gemm and transpose of the front end (row-major; the backends call cuBLAS, rocBLAS, a
+// CPU BLAS or porta's own tiled kernel).
+#include <cstdint>
+#include <string>
+
+#include "algorithms/common.hpp"
+#include "porta/algorithms.hpp"
+
+namespace porta {
+namespace detail {
+namespace {
+
+std::uint32_t gemm_flags(const MatmulOptions& o) {
+  std::uint32_t f = 0;
+  if (o.precision == Precision::tf32) f |= PORTA_GEMM_ALLOW_TF32;
+  if (o.algorithm == GemmAlgorithm::own) f |= PORTA_GEMM_OWN_KERNEL;
+  return f;
+}
+
+void require_2d(const char* fn, const ArgRef& a) {
+  if (a.shape->rank() == 2) return;
+  throw_invalid(fn, (std::string(a.name) + " must be 2-D (" + a.name + " is " + a.shape->to_string() + ")").c_str());
+}
+
+// "A is 3x4" or, transposed, "A^T is 4x3".
+std::string op_text(const char* name, bool trans, std::int64_t rows, std::int64_t cols) {
+  return std::string(name) + (trans ? "^T" : "") + " is " + std::to_string(rows) + "x" + std::to_string(cols);
+}
+
+}  // namespace
+}  // namespace detail
+
+template <class T>
+Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& options, const Stream& stream) {
+  constexpr const char* fn = "porta::matmul";
+  const detail::ArgRef ra = detail::arg("A", a), rb = detail::arg("B", b);
+  const Device dev = detail::check_args(fn, {ra, rb});
+  detail::require_2d(fn, ra);
+  detail::require_2d(fn, rb);
+  const std::int64_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
+  if (b.dim(0) != k)
+    detail::throw_invalid(
+        fn,
+        ("inner dimensions differ (A is " + a.shape().to_string() + ", B is " + b.shape().to_string() + ")").c_str());
+  const detail::Call c = detail::make_call(fn, dev, stream);
+  Array<T> out(Shape{m, n}, dev, stream);
+  if (m == 0 || n == 0) return out;
+  if (k == 0) {  // an empty sum: zeros, without asking BLAS about k == 0
+    c.check(c.t().fill(c.dev(), detail::dtype_of<T>(), m * n, detail::to_scalar(T(0)), out.data(), c.stream));
+    return out;
+  }
+  c.check(c.t().gemm(c.dev(), detail::dtype_of<T>(), 0, 0, m, n, k, detail::to_scalar(T(1)), a.data(), k, b.data(), n,
+                     detail::to_scalar(T(0)), out.data(), n, detail::gemm_flags(options), c.stream));
+  return out;
+}
+
+template <class T>
+void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool trans_b, T beta, Array<T>& cm,
+          const MatmulOptions& options, const Stream& stream) {
+  constexpr const char* fn = "porta::gemm";
+  const detail::ArgRef ra = detail::arg("A", a), rb = detail::arg("B", b), rc = detail::arg("C", cm);
+  const Device dev = detail::check_args(fn, {ra, rb, rc});
+  detail::require_2d(fn, ra);
+  detail::require_2d(fn, rb);
+  detail::require_2d(fn, rc);
+  const std::int64_t m = trans_a ? a.dim(1) : a.dim(0), k = trans_a ? a.dim(0) : a.dim(1);
+  const std::int64_t kb = trans_b ? b.dim(1) : b.dim(0), n = trans_b ? b.dim(0) : b.dim(1);
+  if (kb != k)
+    detail::throw_invalid(fn, ("inner dimensions differ (" + detail::op_text("A", trans_a, m, k) + ", " +
+                               detail::op_text("B", trans_b, kb, n) + ")")
+                                  .c_str());
+  if (cm.dim(0) != m || cm.dim(1) != n)
+    detail::throw_invalid(
+        fn, ("C is " + cm.shape().to_string() + ", expected " + std::to_string(m) + "x" + std::to_string(n) + " (" +
+             detail::op_text("A", trans_a, m, k) + ", " + detail::op_text("B", trans_b, kb, n) + ")")
+                .c_str());
+  const detail::Call c = detail::make_call(fn, dev, stream);
+  if (m == 0 || n == 0) return;
+  const porta_dtype dt = detail::dtype_of<T>();
+  if (k == 0) {  // C = beta * C; beta == 0 overwrites (NaN in C does not propagate)
+    if (beta == T(0)) {
+      c.check(c.t().fill(c.dev(), dt, m * n, detail::to_scalar(T(0)), cm.data(), c.stream));
+    } else {
+      c.check(c.t().binary_scalar(c.dev(), PORTA_BINARY_MUL, dt, m * n, cm.data(), detail::to_scalar(beta), 0,
+                                  cm.data(), c.stream));
+    }
+    return;
+  }
+  const std::int64_t lda = a.dim(1), ldb = b.dim(1), ldc = n;
+  const std::uint32_t flags = detail::gemm_flags(options);
+  // BLAS leaves an output that overlaps an input undefined: compute into a temporary then.
+  if (cm.data() == a.data() || cm.data() == b.data()) {
+    Array<T> tmp(cm.shape(), dev, stream);
+    if (beta != T(0)) detail::copy_between(dev, tmp.data(), dev, cm.data(), cm.nbytes(), c.stream);
+    c.check(c.t().gemm(c.dev(), dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda,
+                       b.data(), ldb, detail::to_scalar(beta), tmp.data(), ldc, flags, c.stream));
+    detail::copy_between(dev, cm.data(), dev, tmp.data(), cm.nbytes(), c.stream);
+    return;
+  }
+  c.check(c.t().gemm(c.dev(), dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda,
+                     b.data(), ldb, detail::to_scalar(beta), cm.data(), ldc, flags, c.stream));
+}
+
+template <class T>
+Array<T> transpose(const Array<T>& x, const Stream& stream) {
+  constexpr const char* fn = "porta::transpose";
+  const detail::ArgRef rx = detail::arg("x", x);
+  const Device dev = detail::check_args(fn, {rx});
+  detail::require_2d(fn, rx);
+  const std::int64_t rows = x.dim(0), cols = x.dim(1);
+  const detail::Call c = detail::make_call(fn, dev, stream);
+  Array<T> out(Shape{cols, rows}, dev, stream);
+  if (rows == 0 || cols == 0) return out;
+  // The ABI has no copy with strides, but its binary map reads both operands with strides and
+  // writes a contiguous result: out[r][c] = max(x[c][r], x[c][r]). max_op(v, v) returns v itself
+  // for every v (both zeros, infinities, NaN with its payload, every integer), so this is an
+  // exact strided copy that every backend already implements.
+  c.check(c.t().binary(c.dev(), PORTA_BINARY_MAX, detail::dtype_of<T>(), cols, rows, x.data(), 1, cols, x.data(), 1,
+                       cols, out.data(), c.stream));
+  return out;
+}
+
+#define PORTA_INSTANTIATE_MATMUL(T)                                                                          \
+  template Array<T> matmul<T>(const Array<T>&, const Array<T>&, const MatmulOptions&, const Stream&);        \
+  template void gemm<T>(T, const Array<T>&, bool, const Array<T>&, bool, T, Array<T>&, const MatmulOptions&, \
+                        const Stream&);                                                                      \
+  template Array<T> transpose<T>(const Array<T>&, const Stream&);
+PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_MATMUL)
+
+}  // namespace porta

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reductions of the front end. The backends follow the canonical order of
+// include/porta/detail/reduce_order.hpp, so everything done here on the host (the division of a
+// mean, the square root of norm2, NaN canonicalisation) is itself deterministic and keeps the
+// results bit-identical across backends.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "algorithms/common.hpp"
+#include "porta/algorithms.hpp"
+#include "porta/detail/ops.hpp"
+
+namespace porta {
+namespace detail {
+namespace {
+
+const char* reduce_name(porta_reduce_op op) {
+  switch (op) {
+    case PORTA_REDUCE_MIN:
+      return "min";
+    case PORTA_REDUCE_MAX:
+      return "max";
+    default:
+      return "this reduction";
+  }
+}
+
+// The value of a full reduction, read back to the host (synchronises the stream).
+template <class T>
+T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x, const Stream& stream) {
+  const Device dev = check_args(fn, {arg("x", x)});
+  const Call c = make_call(fn, dev, stream);
+  const std::int64_t n = x.size();
+  if (n == 0) {
+    // The backend's sum identity is -0.0 (exact for padding lanes); an empty sum is +0 as in NumPy.
+    if (op == PORTA_REDUCE_SUM || op == PORTA_REDUCE_SUMSQ) return T(0);
+    if (op == PORTA_REDUCE_PROD) return T(1);
+    throw_invalid(fn,
+                  (std::string("the array is empty (") + reduce_name(op) + " of no elements is undefined)").c_str());
+  }
+  Array<T> tmp(Shape{}, dev, stream);
+  c.check(c.t().reduce(c.dev(), op, dtype_of<T>(), 1, n, 1, x.data(), tmp.data(), c.stream));
+  T r{};
+  copy_to_host(dev, tmp.data(), &r, sizeof(T), c.stream, true);
+  return canonical_nan(r);
+}
+
+// Reduction along one axis of x viewed as [outer, n, inner]; the result drops that axis.
+template <class T>
+Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x, int axis, bool mean, const Stream& stream) {
+  const Device dev = check_args(fn, {arg("x", x)});
+  const int rank = x.rank();
+  if (rank == 0) throw_invalid(fn, "an axis reduction needs an array of rank 1 or more (x is a scalar)");
+  if (axis < -rank || axis >= rank)
+    throw_invalid(
+        fn, ("axis " + std::to_string(axis) + " is out of range for a " + std::to_string(rank) + "-D array").c_str());
+  if constexpr (!std::is_floating_point_v<T>) {
+    if (mean)
+      throw_invalid(fn, (std::string(dtype_name(dtype_of<T>())) +
+                         " arrays have no mean along an axis (floating point only; cast first)")
+                            .c_str());
+  }
+  const int ax = axis < 0 ? axis + rank : axis;
+  std::int64_t outer = 1, inner = 1;
+  std::int64_t dims[Shape::kMaxRank] = {};
+  int r = 0;
+  for (int i = 0; i < rank; ++i) {
+    if (i < ax) outer *= x.dim(i);
+    if (i > ax) inner *= x.dim(i);
+    if (i != ax) dims[r++] = x.dim(i);
+  }
+  const std::int64_t n = x.dim(ax);
+  const std::int64_t m = outer * inner;
+  // NumPy's rule: reducing an empty axis into a non-empty result needs an identity.
+  if (n == 0 && m > 0 && (mean || op == PORTA_REDUCE_MIN || op == PORTA_REDUCE_MAX))
+    throw_invalid(fn, ("cannot reduce the empty axis " + std::to_string(axis) + " of a " + x.shape().to_string() +
+                       " array (" + (mean ? "mean" : reduce_name(op)) + " of no elements is undefined)")
+                          .c_str());
+  const Call c = make_call(fn, dev, stream);
+  Array<T> out(make_shape(dims, rank - 1), dev, stream);
+  if (m == 0) return out;
+  if (n == 0) {
+    const T identity = op == PORTA_REDUCE_PROD ? T(1) : T(0);  // +0, not the backend's -0.0
+    c.check(c.t().fill(c.dev(), dtype_of<T>(), m, to_scalar(identity), out.data(), c.stream));
+    return out;
+  }
+  c.check(c.t().reduce(c.dev(), op, dtype_of<T>(), outer, n, inner, x.data(), out.data(), c.stream));
+  if (mean) {
+    // Divided in T on the device, as the full mean divides in T on the host: the same bits.
+    c.check(c.t().binary_scalar(c.dev(), PORTA_BINARY_DIV, dtype_of<T>(), m, out.data(), to_scalar(static_cast<T>(n)),
+                                0, out.data(), c.stream));
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace detail
+
+template <class T>
+T sum(const Array<T>& x, const Stream& stream) {
+  return detail::reduce_full<T>(PORTA_REDUCE_SUM, "porta::sum", x, stream);
+}
+template <class T>
+T prod(const Array<T>& x, const Stream& stream) {
+  return detail::reduce_full<T>(PORTA_REDUCE_PROD, "porta::prod", x, stream);
+}
+template <class T>
+T min(const Array<T>& x, const Stream& stream) {
+  return detail::reduce_full<T>(PORTA_REDUCE_MIN, "porta::min", x, stream);
+}
+template <class T>
+T max(const Array<T>& x, const Stream& stream) {
+  return detail::reduce_full<T>(PORTA_REDUCE_MAX, "porta::max", x, stream);
+}
+
+template <class T>
+double mean(const Array<T>& x, const Stream& stream) {
+  constexpr const char* fn = "porta::mean";
+  x.check_valid(fn);
+  const std::int64_t n = x.size();
+  if (n == 0) {
+    // Still report a missing device before the emptiness.
+    (void)detail::make_call(fn, x.device(), stream);
+    detail::throw_invalid(fn, "the array is empty (mean of no elements is undefined)");
+  }
+  const T s = detail::reduce_full<T>(PORTA_REDUCE_SUM, fn, x, stream);
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(detail::canonical_nan(static_cast<T>(s / static_cast<T>(n))));
+  } else {
+    return static_cast<double>(s) / static_cast<double>(n);
+  }
+}
+
+template <class T>
+T dot(const Array<T>& x, const Array<T>& y, const Stream& stream) {
+  constexpr const char* fn = "porta::dot";
+  const detail::ArgRef rx = detail::arg("x", x), ry = detail::arg("y", y);
+  const Device dev = detail::check_args(fn, {rx, ry});
+  if (x.shape() != y.shape()) detail::throw_shapes_differ(fn, rx, ry);
+  const detail::Call c = detail::make_call(fn, dev, stream);
+  if (x.size() == 0) return T(0);
+  Array<T> tmp(Shape{}, dev, stream);
+  c.check(c.t().dot(c.dev(), detail::dtype_of<T>(), x.size(), x.data(), y.data(), tmp.data(), c.stream));
+  T r{};
+  detail::copy_to_host(dev, tmp.data(), &r, sizeof(T), c.stream, true);
+  return detail::canonical_nan(r);
+}
+
+template <class T>
+T norm2(const Array<T>& x, const Stream& stream) {
+  constexpr const char* fn = "porta::norm2";
+  // Instantiated for every dtype so that integer callers get a clear error instead of a link error.
+  if constexpr (std::is_floating_point_v<T>) {
+    const T ss = detail::reduce_full<T>(PORTA_REDUCE_SUMSQ, fn, x, stream);
+    return detail::canonical_nan(static_cast<T>(std::sqrt(ss)));
+  } else {
+    x.check_valid(fn);
+    detail::throw_invalid(fn, (std::string(detail::dtype_name(detail::dtype_of<T>())) +
+                               " arrays are not supported (floating point only; cast first)")
+                                  .c_str());
+  }
+}
+
+template <class T>
+Array<T> sum(const Array<T>& x, int axis, const Stream& stream) {
+  return detail::reduce_axis<T>(PORTA_REDUCE_SUM, "porta::sum", x, axis, false, stream);
+}
+template <class T>
+Array<T> prod(const Array<T>& x, int axis, const Stream& stream) {
+  return detail::reduce_axis<T>(PORTA_REDUCE_PROD, "porta::prod", x, axis, false, stream);
+}
+template <class T>
+Array<T> min(const Array<T>& x, int axis, const Stream& stream) {
+  return detail::reduce_axis<T>(PORTA_REDUCE_MIN, "porta::min", x, axis, false, stream);
+}
+template <class T>
+Array<T> max(const Array<T>& x, int axis, const Stream& stream) {
+  return detail::reduce_axis<T>(PORTA_REDUCE_MAX, "porta::max", x, axis, false, stream);
+}
+template <class T>
+Array<T> mean(const Array<T>& x, int axis, const Stream& stream) {
+  return detail::reduce_axis<T>(PORTA_REDUCE_SUM, "porta::mean", x, axis, true, stream);
+}
+
+#define PORTA_INSTANTIATE_REDUCE(T)                                   \
+  template T sum<T>(const Array<T>&, const Stream&);                  \
+  template T prod<T>(const Array<T>&, const Stream&);                 \
+  template T min<T>(const Array<T>&, const Stream&);                  \
+  template T max<T>(const Array<T>&, const Stream&);                  \
+  template double mean<T>(const Array<T>&, const Stream&);            \
+  template T dot<T>(const Array<T>&, const Array<T>&, const Stream&); \
+  template T norm2<T>(const Array<T>&, const Stream&);                \
+  template Array<T> sum<T>(const Array<T>&, int, const Stream&);      \
+  template Array<T> prod<T>(const Array<T>&, int, const Stream&);     \
+  template Array<T> min<T>(const Array<T>&, int, const Stream&);      \
+  template Array<T> max<T>(const Array<T>&, int, const Stream&);      \
+  template Array<T> mean<T>(const Array<T>&, int, const Stream&);
+PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_REDUCE)
+
+}  // namespace porta
