@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta-info: answers "is my GPU being used, and if not, why?".
+//
+//   porta-info            human-readable report
+//   porta-info --json     the same as one JSON object, for scripts
+//
+// Exit status: 0 when the report was printed (GPUs being unavailable is a finding, not an error);
+// 1 when PORTA_DEVICE is set to something invalid or unavailable, since every porta program run
+// in this environment would fail the same way; 2 for a bad command line.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "porta/detail/config.hpp"
+#include "porta/porta.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: porta-info [--json] [--help]\n"
+    "\n"
+    "Prints porta's version and build, each backend (built? loaded? plugin path, device count, why\n"
+    "unavailable), every device with its properties, and the default device.\n"
+    "\n"
+    "  --json   print the report as one JSON object\n"
+    "  --help   print this text\n"
+    "\n"
+    "Environment: PORTA_DEVICE (default device: cpu, cuda, cuda:N, hip, hip:N, gpu, gpu:N, auto),\n"
+    "PORTA_BACKEND_PATH (colon-separated directories searched first for libporta_cuda.so and\n"
+    "libporta_hip.so), CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES (honoured by the vendor runtimes).\n"
+    "Exit status: 0, or 1 when PORTA_DEVICE is invalid or names an unavailable device.\n";
+
+std::string version() {
+  return std::to_string(PORTA_VERSION_MAJOR) + "." + std::to_string(PORTA_VERSION_MINOR) + "." +
+         std::to_string(PORTA_VERSION_PATCH);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);  // UTF-8 passes through unchanged
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string gib(std::uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+// CUDA encodes versions as 1000*major + 10*minor; HIP as 10000000*major + 100000*minor + patch;
+// OpenMP as its yyyymm date. Shown raw and decoded where the encoding is known.
+std::string version_text(porta::DeviceType t, int v, bool driver) {
+  if (v <= 0) return "none";
+  char buf[64];
+  if (t == porta::DeviceType::cuda) {
+    std::snprintf(buf, sizeof buf, "%d.%d (%d)", v / 1000, (v % 1000) / 10, v);
+  } else if (t == porta::DeviceType::hip) {
+    std::snprintf(buf, sizeof buf, "%d.%d.%d (%d)", v / 10000000, (v / 100000) % 100, v % 100000, v);
+  } else if (!driver) {
+    std::snprintf(buf, sizeof buf, "OpenMP %d", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%d", v);
+  }
+  return buf;
+}
+
+struct DeviceReport {
+  porta::DeviceInfo info;
+  std::string describe;
+  std::string error;  // device_info failed
+};
+
+struct Report {
+  std::string version;
+  std::string build;
+  std::vector<porta::BackendStatus> backends;
+  std::vector<DeviceReport> devices;
+  std::optional<std::string> porta_device_env;
+  std::optional<porta::Device> default_device;
+  std::string default_error;  // why default_device() failed
+};
+
+Report collect() {
+  Report r;
+  r.version = version();
+  r.build = porta::build_info();
+  r.backends = porta::backend_status();
+  for (const porta::Device& d : porta::devices()) {
+    DeviceReport dr;
+    dr.info.device = d;
+    try {
+      dr.info = porta::device_info(d);
+      dr.describe = porta::describe(d);
+    } catch (const std::exception& e) {
+      dr.error = e.what();
+    }
+    r.devices.push_back(std::move(dr));
+  }
+  if (const char* env = std::getenv("PORTA_DEVICE"); env != nullptr && *env != '\0') r.porta_device_env = env;
+  try {
+    r.default_device = porta::default_device();
+  } catch (const std::exception& e) {
+    r.default_error = e.what();
+  }
+  return r;
+}
+
+void print_text(const Report& r) {
+  std::ostringstream o;
+  o << "porta " << r.version << "\n";
+  o << "build: " << r.build << "\n\n";
+  o << "Backends\n";
+  for (const porta::BackendStatus& b : r.backends) {
+    const bool available = b.loaded && b.device_count > 0;
+    o << "  " << porta::to_string(b.type) << ": " << (available ? "available" : "unavailable") << "\n";
+    o << "    built:    " << (b.built ? "yes" : "no") << "\n";
+    o << "    loaded:   " << (b.loaded ? "yes" : "no") << "\n";
+    if (!b.library.empty())
+      o << "    library:  " << b.library << (b.type == porta::DeviceType::cpu ? " (built in)" : "") << "\n";
+    o << "    devices:  " << b.device_count << "\n";
+    if (!b.build_info.empty()) o << "    backend:  " << b.build_info << "\n";
+    if (!b.reason.empty()) o << "    reason:   " << b.reason << "\n";
+  }
+  o << "\nDevices\n";
+  for (const DeviceReport& d : r.devices) {
+    const porta::DeviceInfo& i = d.info;
+    if (!d.error.empty()) {
+      o << "  " << i.device.to_string() << ": " << d.error << "\n";
+      continue;
+    }
+    o << "  " << d.describe << "\n";
+    o << "    name:           " << i.name << "\n";
+    o << "    vendor:         " << i.vendor << "\n";
+    o << "    arch:           " << i.arch << "\n";
+    o << "    memory:         " << gib(i.total_memory) << " total, " << gib(i.free_memory) << " free\n";
+    o << "    compute units:  " << i.compute_units << "\n";
+    o << "    warp size:      " << i.warp_size << "\n";
+    o << "    max threads/block: " << i.max_threads_per_block << "\n";
+    o << "    driver:         " << version_text(i.device.type, i.driver_version, true) << "\n";
+    o << "    runtime:        " << version_text(i.device.type, i.runtime_version, false) << "\n";
+    if (i.pci_bus_id >= 0) o << "    PCI bus:        " << i.pci_bus_id << "\n";
+  }
+  o << "\nDefault device: ";
+  if (r.default_device) {
+    o << r.default_device->to_string();
+  } else {
+    o << "none (" << r.default_error << ")";
+  }
+  o << "\nPORTA_DEVICE: " << (r.porta_device_env ? *r.porta_device_env : std::string("not set")) << "\n";
+  std::cout << o.str();
+}
+
+void print_json(const Report& r) {
+  std::ostringstream o;
+  auto b = [](bool v) { return v ? "true" : "false"; };
+  o << "{\n";
+  o << "  \"version\": " << json_string(r.version) << ",\n";
+  o << "  \"build_info\": " << json_string(r.build) << ",\n";
+  o << "  \"backends\": [";
+  for (std::size_t k = 0; k < r.backends.size(); ++k) {
+    const porta::BackendStatus& s = r.backends[k];
+    o << (k ? "," : "") << "\n    {\"name\": " << json_string(porta::to_string(s.type)) << ", \"built\": " << b(s.built)
+      << ", \"loaded\": " << b(s.loaded) << ", \"available\": " << b(s.loaded && s.device_count > 0)
+      << ", \"device_count\": " << s.device_count << ", \"library\": " << json_string(s.library)
+      << ", \"build_info\": " << json_string(s.build_info) << ", \"reason\": " << json_string(s.reason) << "}";
+  }
+  o << "\n  ],\n  \"devices\": [";
+  for (std::size_t k = 0; k < r.devices.size(); ++k) {
+    const DeviceReport& d = r.devices[k];
+    const porta::DeviceInfo& i = d.info;
+    o << (k ? "," : "") << "\n    {\"device\": " << json_string(i.device.to_string());
+    if (!d.error.empty()) {
+      o << ", \"error\": " << json_string(d.error) << "}";
+      continue;
+    }
+    o << ", \"describe\": " << json_string(d.describe) << ", \"name\": " << json_string(i.name)
+      << ", \"vendor\": " << json_string(i.vendor) << ", \"arch\": " << json_string(i.arch)
+      << ", \"total_memory\": " << i.total_memory << ", \"free_memory\": " << i.free_memory
+      << ", \"compute_units\": " << i.compute_units << ", \"warp_size\": " << i.warp_size
+      << ", \"max_threads_per_block\": " << i.max_threads_per_block << ", \"driver_version\": " << i.driver_version
+      << ", \"runtime_version\": " << i.runtime_version << ", \"pci_bus_id\": " << i.pci_bus_id << "}";
+  }
+  o << "\n  ],\n";
+  o << "  \"porta_device\": " << (r.porta_device_env ? json_string(*r.porta_device_env) : std::string("null")) << ",\n";
+  o << "  \"default_device\": " << (r.default_device ? json_string(r.default_device->to_string()) : std::string("null"))
+    << ",\n";
+  o << "  \"default_device_error\": " << (r.default_device ? std::string("null") : json_string(r.default_error))
+    << "\n}\n";
+  std::cout << o.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << kUsage;
+      return 0;
+    } else {
+      std::cerr << "porta-info: unknown argument '" << argv[i] << "'\n" << kUsage;
+      return 2;
+    }
+  }
+  try {
+    const Report r = collect();
+    if (json) {
+      print_json(r);
+    } else {
+      print_text(r);
+    }
+    if (!r.default_device) {
+      std::cerr << "porta-info: " << r.default_error << "\n";
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "porta-info: " << e.what() << "\n";
+    return 1;
+  }
+}
