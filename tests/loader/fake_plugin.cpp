@@ -34,7 +34,9 @@ porta_status fail(porta_status st, const char* msg) {
   return st;
 }
 
-const char* last_error() { return g_error; }
+const char* last_error() {
+  return g_error;
+}
 
 int device_count(const char** reason) {
 #if FAKE_MODE == FAKE_ZERO
@@ -65,7 +67,9 @@ porta_status device_info(int dev, porta_device_info_v1* out) {
   return PORTA_OK;
 }
 
-porta_status ok_dev(int) { return PORTA_OK; }
+porta_status ok_dev(int) {
+  return PORTA_OK;
+}
 
 porta_status alloc(int, size_t bytes, porta_stream, void** out) {
   *out = std::malloc(bytes);
@@ -82,7 +86,9 @@ porta_status copy(int, void* dst, const void* src, size_t bytes, porta_copy_kind
   return PORTA_OK;
 }
 
-porta_status stream_synchronize(int, porta_stream) { return PORTA_OK; }
+porta_status stream_synchronize(int, porta_stream) {
+  return PORTA_OK;
+}
 
 porta_status fill(int, porta_dtype dt, int64_t n, porta_scalar v, void* y, porta_stream) {
   const size_t size = (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
@@ -90,8 +96,8 @@ porta_status fill(int, porta_dtype dt, int64_t n, porta_scalar v, void* y, porta
   return PORTA_OK;
 }
 
-porta_status reduce(int, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
-                    const void* x, void* y, porta_stream) {
+porta_status reduce(int, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x,
+                    void* y, porta_stream) {
   if (op != PORTA_REDUCE_SUM || dt != PORTA_F32 || outer != 1 || inner != 1)
     return fail(PORTA_ERR_UNSUPPORTED, "fake: only a full float32 sum is implemented");
   float s = -0.0f;

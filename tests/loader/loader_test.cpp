@@ -15,24 +15,26 @@ namespace {
 
 int g_failures = 0;
 
-#define EXPECT(cond)                                                                  \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      ++g_failures;                                                                   \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": expected " #cond << std::endl;   \
-    }                                                                                 \
+#define EXPECT(cond)                                                                \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      ++g_failures;                                                                 \
+      std::cerr << __FILE__ << ":" << __LINE__ << ": expected " #cond << std::endl; \
+    }                                                                               \
   } while (0)
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
-#define EXPECT_CONTAINS(str, part)                                                                        \
-  do {                                                                                                    \
-    const std::string s_ = (str);                                                                         \
-    if (!contains(s_, part)) {                                                                            \
-      ++g_failures;                                                                                       \
+#define EXPECT_CONTAINS(str, part)                                                                           \
+  do {                                                                                                       \
+    const std::string s_ = (str);                                                                            \
+    if (!contains(s_, part)) {                                                                               \
+      ++g_failures;                                                                                          \
       std::cerr << __FILE__ << ":" << __LINE__ << ": \"" << s_ << "\" does not contain \"" << (part) << "\"" \
-                << std::endl;                                                                             \
-    }                                                                                                     \
+                << std::endl;                                                                                \
+    }                                                                                                        \
   } while (0)
 
 // Runs f, expecting exception E whose message contains `part`.
@@ -67,8 +69,10 @@ void unavailable_common(const std::string& part) {
   EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), part);
   EXPECT(hip_status().reason == porta::unavailable_reason(porta::DeviceType::hip));
   for (const porta::Device& d : porta::devices()) EXPECT(d.type != porta::DeviceType::hip);
-  expect_throw<porta::Unavailable>("select_device(hip)", [] { porta::select_device("hip"); }, part);
-  expect_throw<porta::Unavailable>("Array on hip:0", [] { porta::Array<float>(porta::Shape{4}, kHip); }, part);
+  expect_throw<porta::Unavailable>(
+      "select_device(hip)", [] { porta::select_device("hip"); }, part);
+  expect_throw<porta::Unavailable>(
+      "Array on hip:0", [] { porta::Array<float>(porta::Shape{4}, kHip); }, part);
   // The rest of porta keeps working.
   auto x = porta::Array<float>::from(std::vector<float>{1, 2, 3}, porta::Device(porta::DeviceType::cpu));
   EXPECT(porta::sum(x) == 6.0f);
@@ -142,13 +146,18 @@ void scenario_working() {
   EXPECT(porta::sum(back) == 10.5f);
 
   // Entries the plugin left NULL are stubs that fail cleanly, naming the entry.
-  expect_throw<porta::Unavailable>("exp on the fake", [&] { porta::exp(x); }, "'unary'");
-  expect_throw<porta::Unavailable>("Stream on the fake", [] { porta::Stream st(kHip); }, "stream_create");
+  expect_throw<porta::Unavailable>(
+      "exp on the fake", [&] { porta::exp(x); }, "'unary'");
+  expect_throw<porta::Unavailable>(
+      "Stream on the fake", [] { porta::Stream st(kHip); }, "stream_create");
   // An op x dtype the plugin reports as unsupported carries the plugin's message.
-  expect_throw<porta::Unavailable>("prod on the fake", [&] { porta::prod(x); }, "fake: only a full float32 sum");
-  expect_throw<porta::Unavailable>("memory_stats on the fake", [] { porta::memory_stats(kHip); }, "memory_stats");
+  expect_throw<porta::Unavailable>(
+      "prod on the fake", [&] { porta::prod(x); }, "fake: only a full float32 sum");
+  expect_throw<porta::Unavailable>(
+      "memory_stats on the fake", [] { porta::memory_stats(kHip); }, "memory_stats");
   // Mixing devices is still refused.
-  expect_throw<porta::DeviceMismatch>("add hip + cpu", [&] { porta::add(x, c); }, "a on hip:0, b on cpu");
+  expect_throw<porta::DeviceMismatch>(
+      "add hip + cpu", [&] { porta::add(x, c); }, "a on hip:0, b on cpu");
 }
 
 void scenario_path_order() {
@@ -160,9 +169,12 @@ void scenario_path_order() {
 
 void scenario_env_unavailable() {
   // PORTA_DEVICE=hip with a plugin that has no devices: an error that says why, never a fallback.
-  expect_throw<porta::Unavailable>("default_device", [] { porta::default_device(); }, "fake: no devices");
-  expect_throw<porta::Unavailable>("default_device", [] { porta::default_device(); }, "PORTA_DEVICE=hip");
-  expect_throw<porta::Unavailable>("zeros", [] { porta::zeros<float>({2}); }, "fake: no devices");
+  expect_throw<porta::Unavailable>(
+      "default_device", [] { porta::default_device(); }, "fake: no devices");
+  expect_throw<porta::Unavailable>(
+      "default_device", [] { porta::default_device(); }, "PORTA_DEVICE=hip");
+  expect_throw<porta::Unavailable>(
+      "zeros", [] { porta::zeros<float>({2}); }, "fake: no devices");
 }
 
 }  // namespace
