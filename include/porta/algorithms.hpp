@@ -107,7 +107,10 @@ T dot(const Array<T>& x, const Array<T>& y, const Stream& stream = Stream());
 template <class T>
 T norm2(const Array<T>& x, const Stream& stream = Stream());
 
-// Along `axis` of an array of rank >= 1 (the result drops that axis: {m, n} along 0 gives {n}).
+// Along `axis` of an array of rank >= 1 (the result drops that axis: {m, n} along 0 gives {n}; a
+// 1-D array gives a rank-0 array holding one element). A negative axis counts from the end
+// (-1 = last), as in NumPy. An empty axis gives sum 0 and prod 1; min, max and mean of an empty
+// axis throw InvalidArgument unless the result itself is empty.
 // Same determinism contract as the full reductions, for each output element.
 template <class T>
 Array<T> sum(const Array<T>& x, int axis, const Stream& stream = Stream());

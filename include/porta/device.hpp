@@ -55,7 +55,8 @@ std::string unavailable_reason(DeviceType type);
 Device select_device(std::string_view text);
 
 // The device used when none is named: set_default_device()'s, else PORTA_DEVICE's (through
-// select_device), else cuda:0, else hip:0, else cpu.
+// select_device), else cuda:0, else hip:0, else cpu. PORTA_DEVICE is read on every call (an empty
+// value counts as unset), so a program may set it any time before it asks.
 Device default_device();
 void set_default_device(Device device);
 
