@@ -152,11 +152,11 @@ DeviceGuard::~DeviceGuard() {
 
 // ---- ABI entries --------------------------------------------------------------------------------
 
-int device_count(const char** reason) {
+int device_count(const char** reason) noexcept {
   return device_count_cached(reason);
 }
 
-porta_status device_info(int dev, porta_device_info_v1* out) {
+porta_status device_info(int dev, porta_device_info_v1* out) noexcept {
   constexpr const char* fn = "device_info";
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: out is NULL", fn);
   DeviceGuard guard(dev, fn);
@@ -184,7 +184,7 @@ porta_status device_info(int dev, porta_device_info_v1* out) {
   return PORTA_OK;
 }
 
-porta_status synchronize(int dev) {
+porta_status synchronize(int dev) noexcept {
   constexpr const char* fn = "synchronize";
   DeviceGuard guard(dev, fn);
   if (guard.status() != PORTA_OK) return guard.status();

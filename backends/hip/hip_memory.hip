@@ -92,7 +92,7 @@ hipMemcpyKind to_hip(porta_copy_kind kind) {
 
 }  // namespace
 
-porta_status alloc(int dev, size_t bytes, porta_stream s, void** out) {
+porta_status alloc(int dev, size_t bytes, porta_stream s, void** out) noexcept {
   constexpr const char* fn = "alloc";
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: out is NULL", fn);
   *out = nullptr;
@@ -125,7 +125,7 @@ porta_status alloc(int dev, size_t bytes, porta_stream s, void** out) {
   }
 }
 
-porta_status free(int dev, void* ptr, porta_stream s) {
+porta_status free(int dev, void* ptr, porta_stream s) noexcept {
   constexpr const char* fn = "free";
   if (ptr == nullptr) return PORTA_OK;
   DeviceGuard guard(dev, fn);
@@ -152,7 +152,7 @@ porta_status free(int dev, void* ptr, porta_stream s) {
   }
 }
 
-porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_kind kind, porta_stream s) {
+porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_kind kind, porta_stream s) noexcept {
   constexpr const char* fn = "copy";
   if (bytes == 0) return PORTA_OK;
   if (dst == nullptr || src == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL pointer", fn);
@@ -165,7 +165,7 @@ porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_
   return PORTA_OK;
 }
 
-porta_status host_alloc(size_t bytes, void** out) {
+porta_status host_alloc(size_t bytes, void** out) noexcept {
   constexpr const char* fn = "host_alloc";
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: out is NULL", fn);
   *out = nullptr;
@@ -183,13 +183,13 @@ porta_status host_alloc(size_t bytes, void** out) {
   return PORTA_OK;
 }
 
-porta_status host_free(void* ptr) {
+porta_status host_free(void* ptr) noexcept {
   if (ptr == nullptr) return PORTA_OK;
   PORTA_HIP_CHECK("host_free", hipHostFree(ptr));
   return PORTA_OK;
 }
 
-porta_status memory_stats(int dev, porta_memory_stats_v1* out) {
+porta_status memory_stats(int dev, porta_memory_stats_v1* out) noexcept {
   constexpr const char* fn = "memory_stats";
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: out is NULL", fn);
   DeviceGuard guard(dev, fn);
@@ -217,7 +217,7 @@ porta_status memory_stats(int dev, porta_memory_stats_v1* out) {
   }
 }
 
-porta_status empty_cache(int dev) {
+porta_status empty_cache(int dev) noexcept {
   constexpr const char* fn = "empty_cache";
   DeviceGuard guard(dev, fn);
   if (guard.status() != PORTA_OK) return guard.status();

@@ -30,7 +30,7 @@ porta_status query_result(hipError_t e, int* done, const char* fn, const char* c
 
 }  // namespace
 
-porta_status stream_create(int dev, porta_stream* out) {
+porta_status stream_create(int dev, porta_stream* out) noexcept {
   constexpr const char* fn = "stream_create";
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: out is NULL", fn);
   *out = nullptr;
@@ -44,7 +44,7 @@ porta_status stream_create(int dev, porta_stream* out) {
   return PORTA_OK;
 }
 
-porta_status stream_destroy(int dev, porta_stream s) {
+porta_status stream_destroy(int dev, porta_stream s) noexcept {
   constexpr const char* fn = "stream_destroy";
   if (s == nullptr) return PORTA_OK;  // the null stream is not ours to destroy
   DeviceGuard guard(dev, fn);
@@ -54,7 +54,7 @@ porta_status stream_destroy(int dev, porta_stream s) {
   return PORTA_OK;
 }
 
-porta_status stream_synchronize(int dev, porta_stream s) {
+porta_status stream_synchronize(int dev, porta_stream s) noexcept {
   constexpr const char* fn = "stream_synchronize";
   DeviceGuard guard(dev, fn);
   if (guard.status() != PORTA_OK) return guard.status();
@@ -62,7 +62,7 @@ porta_status stream_synchronize(int dev, porta_stream s) {
   return PORTA_OK;
 }
 
-porta_status stream_query(int dev, porta_stream s, int* done) {
+porta_status stream_query(int dev, porta_stream s, int* done) noexcept {
   constexpr const char* fn = "stream_query";
   if (done == nullptr) return set_error(PORTA_ERR_INVALID, "%s: done is NULL", fn);
   DeviceGuard guard(dev, fn);
@@ -70,7 +70,7 @@ porta_status stream_query(int dev, porta_stream s, int* done) {
   return query_result(hipStreamQuery(native(s)), done, fn, "hipStreamQuery");
 }
 
-porta_status stream_wait_event(int dev, porta_stream s, porta_event e) {
+porta_status stream_wait_event(int dev, porta_stream s, porta_event e) noexcept {
   constexpr const char* fn = "stream_wait_event";
   if (e == nullptr) return set_error(PORTA_ERR_INVALID, "%s: event is NULL", fn);
   DeviceGuard guard(dev, fn);
@@ -79,7 +79,7 @@ porta_status stream_wait_event(int dev, porta_stream s, porta_event e) {
   return PORTA_OK;
 }
 
-porta_status event_create(int dev, porta_event* out) {
+porta_status event_create(int dev, porta_event* out) noexcept {
   constexpr const char* fn = "event_create";
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: out is NULL", fn);
   *out = nullptr;
@@ -92,7 +92,7 @@ porta_status event_create(int dev, porta_event* out) {
   return PORTA_OK;
 }
 
-porta_status event_destroy(int dev, porta_event e) {
+porta_status event_destroy(int dev, porta_event e) noexcept {
   constexpr const char* fn = "event_destroy";
   if (e == nullptr) return PORTA_OK;
   DeviceGuard guard(dev, fn);
@@ -101,7 +101,7 @@ porta_status event_destroy(int dev, porta_event e) {
   return PORTA_OK;
 }
 
-porta_status event_record(int dev, porta_event e, porta_stream s) {
+porta_status event_record(int dev, porta_event e, porta_stream s) noexcept {
   constexpr const char* fn = "event_record";
   if (e == nullptr) return set_error(PORTA_ERR_INVALID, "%s: event is NULL", fn);
   DeviceGuard guard(dev, fn);
@@ -110,7 +110,7 @@ porta_status event_record(int dev, porta_event e, porta_stream s) {
   return PORTA_OK;
 }
 
-porta_status event_synchronize(int dev, porta_event e) {
+porta_status event_synchronize(int dev, porta_event e) noexcept {
   constexpr const char* fn = "event_synchronize";
   if (e == nullptr) return set_error(PORTA_ERR_INVALID, "%s: event is NULL", fn);
   DeviceGuard guard(dev, fn);
@@ -119,7 +119,7 @@ porta_status event_synchronize(int dev, porta_event e) {
   return PORTA_OK;
 }
 
-porta_status event_query(int dev, porta_event e, int* done) {
+porta_status event_query(int dev, porta_event e, int* done) noexcept {
   constexpr const char* fn = "event_query";
   if (e == nullptr || done == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL argument", fn);
   DeviceGuard guard(dev, fn);
@@ -127,7 +127,7 @@ porta_status event_query(int dev, porta_event e, int* done) {
   return query_result(hipEventQuery(native(e)), done, fn, "hipEventQuery");
 }
 
-porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float* ms) {
+porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float* ms) noexcept {
   constexpr const char* fn = "event_elapsed_ms";
   if (start == nullptr || end == nullptr || ms == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL argument", fn);
   DeviceGuard guard(dev, fn);
