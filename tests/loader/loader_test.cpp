@@ -158,6 +158,13 @@ void scenario_working() {
   // Mixing devices is still refused.
   expect_throw<porta::DeviceMismatch>(
       "add hip + cpu", [&] { porta::add(x, c); }, "a on hip:0, b on cpu");
+  expect_throw<porta::DeviceMismatch>(
+      "sum with a stream of another device", [&] { porta::sum(c, porta::Stream::default_stream(kHip)); },
+      "porta::sum: stream is on hip:0, the arrays on cpu");
+  // copy() is the explicit way to move data between devices.
+  auto y = porta::zeros<float>({4}, kHip);
+  porta::copy(c, y);
+  EXPECT(porta::sum(y) == 10.5f);
 }
 
 void scenario_path_order() {
