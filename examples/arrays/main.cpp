@@ -23,7 +23,7 @@ void expect(const std::string& what, const std::vector<float>& got, const std::v
   std::printf("]  %s\n", ok ? "OK" : "WRONG");
 }
 void expect(const std::string& what, double got, double want) {
-  expect(what, {float(got)}, {float(want)});
+  expect(what, std::vector<float>{float(got)}, std::vector<float>{float(want)});
 }
 
 }  // namespace

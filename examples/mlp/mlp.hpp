@@ -48,8 +48,8 @@ struct Param {
         v(porta::zeros<T>(shape, dev)) {}
 };
 
-// One Adam update of p from p.grad, in one pass over the elements: PyTorch runs this as a fused
-// ("foreach") kernel too, instead of the six separate maps that built-in ops would take.
+// One Adam update of p from p.grad, in one pass over the elements as torch.optim.Adam(fused=True)
+// does, instead of the half-dozen maps (and temporaries) that built-in ops would take.
 // `t` counts the steps taken, this one included (bias correction).
 template <class T>
 void adam_update(Param<T>& p, const AdamOptions& o, int64_t t) {
