@@ -131,9 +131,13 @@ int reps_for_flops(double flops) {
 }
 
 // One warm-up call (module loading, pool growth, cuBLAS heuristics stay out of the timing), then
-// every iteration times `reps` calls between two events on the stream and reports the mean call.
+// every iteration is one batch of `reps` calls timed by two events on the stream. The batch is the
+// iteration (not the mean call), so Google Benchmark's iteration count, which it chooses from the
+// reported time, does not multiply the wall time by `reps`. Returns reps, the calls per iteration:
+// bytes and flops are charged per iteration accordingly, and the counter per_call gives the mean
+// time of one call.
 template <class F>
-void event_loop(benchmark::State& st, int reps, F&& f) {
+int event_loop(benchmark::State& st, int reps, F&& f) {
   Gpu& g = gpu();
   f();
   PB_CUDA(cudaStreamSynchronize(g.stream));
@@ -144,8 +148,12 @@ void event_loop(benchmark::State& st, int reps, F&& f) {
     PB_CUDA(cudaEventSynchronize(g.stop));
     float ms = 0;
     PB_CUDA(cudaEventElapsedTime(&ms, g.start, g.stop));
-    st.SetIterationTime(static_cast<double>(ms) * 1e-3 / reps);
+    st.SetIterationTime(static_cast<double>(ms) * 1e-3);
   }
+  st.counters["calls"] = reps;
+  st.counters["per_call"] =
+      benchmark::Counter(reps, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  return reps;
 }
 
 // Latency: host wall-clock time per call (Google Benchmark's real time); the stream is drained
@@ -258,10 +266,11 @@ void porta_vector(benchmark::State& st, const std::string& id, Op op, std::int64
       porta_call(op, v, alpha);
       if (wait) gpu().porta_stream->synchronize();
     });
+    pb::set_bytes(st, bytes);
   } else {
-    event_loop(st, reps_for_bytes(bytes), [&] { porta_call(op, v, alpha); });
+    const int calls = event_loop(st, reps_for_bytes(bytes), [&] { porta_call(op, v, alpha); });
+    pb::set_bytes(st, bytes * calls);
   }
-  pb::set_bytes(st, bytes);
 }
 
 // ---- peers: cudaMemcpy, Thrust, CUB, hand kernels ---------------------------------------------
@@ -442,10 +451,11 @@ void peer_vector(benchmark::State& st, const std::string& id, const std::string&
       call();
       if (wait) PB_CUDA(cudaStreamSynchronize(gpu().stream));
     });
+    pb::set_bytes(st, bytes);
   } else {
-    event_loop(st, reps_for_bytes(bytes), call);
+    const int calls = event_loop(st, reps_for_bytes(bytes), call);
+    pb::set_bytes(st, bytes * calls);
   }
-  pb::set_bytes(st, bytes);
 }
 
 // ---- matmul ------------------------------------------------------------------------------------
@@ -471,8 +481,9 @@ void porta_matmul(benchmark::State& st, const std::string& id, MatmulShape s, po
     ps.synchronize();
     return r;
   });
-  event_loop(st, reps_for_flops(s.flops()), [&] { porta::gemm(T(1), p.a, false, p.b, false, T(0), p.c, options, ps); });
-  pb::set_flops(st, s.flops());
+  const int calls = event_loop(st, reps_for_flops(s.flops()),
+                               [&] { porta::gemm(T(1), p.a, false, p.b, false, T(0), p.c, options, ps); });
+  pb::set_flops(st, s.flops() * calls);
 }
 
 template <class T>
@@ -505,8 +516,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
       PB_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, p.b.p, n, p.a.p, k, &zero, p.c.p, n));
     }
   };
-  event_loop(st, reps_for_flops(s.flops()), call);
-  pb::set_flops(st, s.flops());
+  const int calls = event_loop(st, reps_for_flops(s.flops()), call);
+  pb::set_flops(st, s.flops() * calls);
 }
 
 // ---- registration ------------------------------------------------------------------------------

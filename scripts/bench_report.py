@@ -29,6 +29,7 @@ SUFFIX = re.compile(r"/(manual_time|real_time|process_time|iterations:\d+|repeat
 MAP_OPS = ["copy", "scale", "axpy", "fourop"]
 REDUCE_OPS = ["sum", "dot", "max"]
 MATMUL_OPS = ["matmul", "matmul_ts", "matmul_tf32"]
+LATENCY_OPS = ["latency_fill", "latency_add", "latency_sum", "latency_axpy"]
 OP_TITLES = {
     "copy": "copy (porta::copy)",
     "scale": "scale (porta::mul by a scalar)",
@@ -123,7 +124,7 @@ class Run:
         for op, _, _, _ in self.values:
             if op not in seen:
                 seen.append(op)
-        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS
+        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS
         return sorted(seen, key=lambda o: (order.index(o) if o in order else len(order), o))
 
     def impls(self, op, dtype=None):
@@ -169,7 +170,7 @@ def fmt_size(op, size):
         return "%dx64" % size
     if op.startswith("matmul"):
         return str(size)
-    if size > 0 and size & (size - 1) == 0:
+    if size > 1 and size & (size - 1) == 0:
         return "2^%d" % (size.bit_length() - 1)
     return str(size)
 
@@ -322,7 +323,9 @@ def svg_plot(run, path):
     out.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
                'font-family="sans-serif" font-size="11">' % (width, height, width, height))
     out.append('<rect width="100%" height="100%" fill="white"/>')
-    device = run.context.get("porta_device") or run.context.get("cuda_device") or ""
+    device = run.context.get("cuda_device") or run.context.get("porta_device") or ""
+    if len(device) > 70:
+        device = device[:67] + "..."
     title = "porta %s benchmarks — %s — %s" % (run.binary, device, run.context.get("date", ""))
     out.append('<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>' % (10, html.escape(title)))
     # legend
