@@ -8,9 +8,10 @@
 # Defines
 #   porta_catch2              INTERFACE target: the Catch2 headers (+ library for v3) and
 #                             PORTA_CATCH2_V3 when the v3 API is in use.
-#   porta_add_catch_test(<target> [LABELS l...] [TIMEOUT s])
+#   porta_add_catch_test(<target> [LABELS l...] [TAGS t...] [TIMEOUT s])
 #                             registers <target> with ctest: one ctest test per TEST_CASE when
-#                             Catch's catch_discover_tests is available, else one per executable.
+#                             Catch's catch_discover_tests is available, else one per executable;
+#                             plus one entry per tag in TAGS, labelled with the tag.
 include_guard(GLOBAL)
 
 set(PORTA_CATCH2_INCLUDE_DIR "" CACHE PATH "Folder holding catch2/catch.hpp (vendored Catch2 v2 single header)")
@@ -54,16 +55,28 @@ else()
 endif()
 
 function(porta_add_catch_test target)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "LABELS" ${ARGN})
+  # TAGS t...: test cases tagged [t] run in one extra ctest entry "<target>:[t]" that carries the
+  # label t (for example `ctest -L determinism`), and not as separate entries.
+  cmake_parse_arguments(ARG "" "TIMEOUT" "LABELS;TAGS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
+  set(_exclude "")
+  foreach(_tag IN LISTS ARG_TAGS)
+    string(APPEND _exclude "~[${_tag}]")
+    add_test(NAME "${target}:[${_tag}]" COMMAND ${target} "[${_tag}]")
+    set_tests_properties("${target}:[${_tag}]" PROPERTIES LABELS "${ARG_LABELS};${_tag}" TIMEOUT ${ARG_TIMEOUT})
+  endforeach()
   if(PORTA_CATCH2_DISCOVER)
+    if(_exclude)
+      set(_spec TEST_SPEC "${_exclude}")
+    endif()
     catch_discover_tests(${target}
       TEST_PREFIX "${target}:"
+      ${_spec}
       PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
   else()
-    add_test(NAME ${target} COMMAND ${target})
+    add_test(NAME ${target} COMMAND ${target} ${_exclude})
     set_tests_properties(${target} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
   endif()
 endfunction()

@@ -186,6 +186,10 @@ TEMPLATE_TEST_CASE("reductions along each axis of 3-D and 1-D arrays", "[reduce]
     PORTA_CHECK_RESULT(porta_test::compare_exact(
         mx.to_vector(), ref::reduce_axis(h, outer[axis], len[axis], inner[axis], ref::Op::max)));
   }
+  // a negative axis counts from the end
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(x, -1).to_vector(), porta::sum(x, 2).to_vector()));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::min(x, -3).to_vector(), porta::min(x, 0).to_vector()));
+  CHECK(porta::max(x, -2).shape() == shapes[1]);
   // 1-D along axis 0: the axis is dropped, leaving a scalar-shaped array of one element
   const auto v = Array<T>::from(h, dev);
   const auto s = porta::sum(v, 0);

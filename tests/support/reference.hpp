@@ -122,6 +122,12 @@ T apply(Op op, T a, T b) {
   return a;
 }
 
+template <class T>
+struct VectorLoad {
+  const std::vector<T>* v;
+  T operator()(std::int64_t i) const { return (*v)[static_cast<std::size_t>(i)]; }
+};
+
 // The canonical reduction of n terms load(0), ..., load(n-1); NaN results are canonicalised.
 template <class T, class Load>
 T canonical_reduce(std::int64_t n, Op op, Load load) {
@@ -142,12 +148,13 @@ T canonical_reduce(std::int64_t n, Op op, Load load) {
     const std::int64_t len = n - begin < kChunk ? n - begin : kChunk;
     partial[c] = chunk(len, [&](std::int64_t i) { return load(begin + i); });
   }
-  return canonical_reduce<T>(m, op, [&](std::int64_t i) { return partial[static_cast<std::size_t>(i)]; });
+  // the partials are reduced by the same rule (one Load type, so the recursion instantiates once)
+  return canonical_reduce<T>(m, op, VectorLoad<T>{&partial});
 }
 
 template <class T>
 T reduce(const std::vector<T>& x, Op op) {
-  return canonical_reduce<T>(static_cast<std::int64_t>(x.size()), op, [&](std::int64_t i) { return x[i]; });
+  return canonical_reduce<T>(static_cast<std::int64_t>(x.size()), op, VectorLoad<T>{&x});
 }
 // sum of x[i] * y[i], each product rounded to T first.
 template <class T>

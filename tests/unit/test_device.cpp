@@ -264,8 +264,8 @@ TEST_CASE("select_device", "[device]") {
   }
 }
 
-TEST_CASE("set_default_device", "[device]") {
-  // Only meaningful without PORTA_DEVICE games; restores the default afterwards.
+TEST_CASE("set_default_device", "[.set-default][set-default][device]") {
+  // Hidden, run in its own process by ctest: once set, the default stays pinned for the process.
   const Device before = porta::default_device();
   porta::set_default_device(Device(DeviceType::cpu));
   CHECK(porta::default_device() == Device(DeviceType::cpu));
@@ -279,6 +279,23 @@ TEST_CASE("default_device without PORTA_DEVICE", "[device]") {
   const char* env = std::getenv("PORTA_DEVICE");
   if (env && *env) PORTA_SKIP("PORTA_DEVICE is set; the [env] tests cover it");
   CHECK(porta::default_device() == porta::devices().front());
+}
+
+TEST_CASE("default_device re-reads PORTA_DEVICE on every call", "[device][env-inprocess]") {
+  const char* saved_c = std::getenv("PORTA_DEVICE");
+  const std::string saved = saved_c ? saved_c : "";
+  const bool had = saved_c != nullptr;
+  setenv("PORTA_DEVICE", "cpu", 1);
+  CHECK(porta::default_device() == Device(DeviceType::cpu));
+  setenv("PORTA_DEVICE", "no-such-device", 1);
+  CHECK_THROWS_AS(porta::default_device(), porta::InvalidArgument);
+  setenv("PORTA_DEVICE", "cuda:4096", 1);
+  CHECK_THROWS_AS(porta::default_device(), porta::Unavailable);
+  setenv("PORTA_DEVICE", "", 1);  // empty counts as unset
+  CHECK(porta::default_device() == porta::devices().front());
+  unsetenv("PORTA_DEVICE");
+  CHECK(porta::default_device() == porta::devices().front());
+  if (had) setenv("PORTA_DEVICE", saved.c_str(), 1);
 }
 
 // Run in a fresh process per value by ctest (tests/CMakeLists.txt): PORTA_DEVICE=<value>, and
