@@ -67,6 +67,16 @@ inline T reduce_chunk_contiguous(const T* x, std::int64_t len, Op op) {
   return reduce_chunk<T>(len, op, [x](std::int64_t i) { return x[i]; });
 }
 
+// Reads the chunk results of one level for the next. A named type, not a lambda: a lambda inside
+// reduce_canonical would be a new type in every instantiation, so the recursion below would
+// instantiate reduce_canonical without end (compilers queue function bodies rather than nest them,
+// so no depth limit stops it: the translation unit just never finishes compiling).
+template <class T>
+struct ReducePartials {
+  const T* p;
+  T operator()(std::int64_t i) const { return p[i]; }
+};
+
 // The canonical reduction of n elements given by load(i). parallel == true spreads chunks over
 // OpenMP threads (the result does not depend on how). Returns the raw result (NaN not canonicalised).
 template <class T, class Op, class Load>
@@ -84,8 +94,7 @@ T reduce_canonical(std::int64_t n, Op op, Load load, bool parallel = true) {
         reduce_chunk<T>(len, op, [&load, begin](std::int64_t i) { return load(begin + i); });
   }
   (void)parallel;
-  const T* p = partial.data();
-  return reduce_canonical<T>(m, op, [p](std::int64_t i) { return p[i]; }, false);
+  return reduce_canonical<T>(m, op, ReducePartials<T>{partial.data()}, false);
 }
 
 }  // namespace porta::detail
