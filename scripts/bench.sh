@@ -100,17 +100,16 @@ if [ ! -f "$cache" ] || ! grep -q '^PORTA_BUILD_BENCH:BOOL=ON' "$cache"; then
       -DPORTA_BUILD_TESTS=OFF -DPORTA_BUILD_EXAMPLES=OFF
   fi
 fi
-targets=(porta_cpu_bench)
 has_target() { cmake --build "$build" --target help 2>/dev/null | grep -q "$1"; }
-has_target porta_cuda_bench && targets+=(porta_cuda_bench)
-has_target porta-info && targets+=(porta-info)
-echo "== bench.sh: building ${targets[*]} in $build"
-cmake --build "$build" -j "$jobs" --target "${targets[@]}"
-
 cpu_exe="$build/bench/porta_cpu_bench"
 cuda_exe="$build/bench/porta_cuda_bench"
 info_exe="$build/bin/porta-info"
+have_cuda_target=0
+has_target porta_cuda_bench && have_cuda_target=1
 
+# Which binaries: --device decides; auto takes the CPU, plus CUDA when it is built and a GPU is
+# there (in --smoke also without a GPU: the binary must then start, say why, and exit 0, which is
+# part of what CI checks).
 run_cpu=0
 run_cuda=0
 case "$device" in
@@ -119,19 +118,27 @@ case "$device" in
   all) run_cpu=1; run_cuda=1 ;;
   auto)
     run_cpu=1
-    if [ -x "$cuda_exe" ]; then
+    if [ "$have_cuda_target" = 1 ]; then
       if [ "$smoke" = 1 ]; then
-        run_cuda=1  # with no GPU it must still start, say why, and exit 0: part of what CI checks
+        run_cuda=1
       elif command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then
         run_cuda=1
       fi
     fi
     ;;
 esac
-if [ "$run_cuda" = 1 ] && [ ! -x "$cuda_exe" ]; then
-  echo "bench.sh: $cuda_exe was not built (configure with the CUDA backend: -DPORTA_ENABLE_CUDA=ON)" >&2
+if [ "$run_cuda" = 1 ] && [ "$have_cuda_target" = 0 ]; then
+  echo "bench.sh: $build has no porta_cuda_bench (configure with the CUDA backend: -DPORTA_ENABLE_CUDA=ON)" >&2
   exit 1
 fi
+
+# Only what will run is built, so a CPU run does not wait for (or fail on) the CUDA binary.
+targets=()
+[ "$run_cpu" = 1 ] && targets+=(porta_cpu_bench)
+[ "$run_cuda" = 1 ] && targets+=(porta_cuda_bench)
+has_target porta-info && targets+=(porta-info)
+echo "== bench.sh: building ${targets[*]} in $build"
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 # ---- run ---------------------------------------------------------------------------------------
 bench_args=(--benchmark_out_format=json)
