@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta's own GEMM: definitions of GemmKernels<Api, T> (kernels.hpp). It serves the integer
+// dtypes, PORTA_GEMM_OWN_KERNEL, and the HIP backend when no rocBLAS is found.
+//
+// The classic register-blocked SGEMM: a block of 256 threads computes a 128 x 128 tile of C,
+// stepping through k 8 at a time. op(A) and op(B) tiles are staged in shared memory k-major
+// (As[p][i], Bs[p][j]) with a 16-byte pad per row, double buffered, so one barrier per k-step
+// suffices and the next tile's global loads overlap the current tile's arithmetic. Thread (tx, ty)
+// of a 16 x 16 grid owns the 8 x 8 outputs rows {ty*4 + 0..3, 64 + ty*4 + 0..3} x columns
+// {tx*4 + 0..3, 64 + tx*4 + 0..3}: per k it reads 2 + 2 16-byte vectors from shared memory (the
+// A reads of a warp are broadcasts, the B reads consecutive) and does 64 multiply-adds. Global
+// loads are scalar and guarded, so any shape, leading dimension and transpose works; each thread
+// loads 4 elements of each operand along the operand's contiguous direction (coalesced for all
+// four transpose combinations). Nothing depends on the warp size: only __syncthreads.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "backends/gpu/kernels.hpp"
+#include "porta/detail/gpu/api.cuh"
+#include "porta/detail/ops.hpp"
+
+namespace porta::detail::gpu {
+
+inline constexpr int kGemmBM = 128;
+inline constexpr int kGemmBN = 128;
+inline constexpr int kGemmBK = 8;
+inline constexpr int kGemmThreads = 256;
+inline constexpr int kGemmGroupM = 8;  // tiles are visited in bands of 8 tile rows, for L2 reuse
+
+template <class T>
+__device__ __forceinline__ T gemm_madd(T acc, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return ::fma(a, b, acc);
+  } else {
+    return add_rn(acc, mul_rn(a, b));  // integers wrap
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void load8_shared(const T* row, int off, T* out) {
+  // Elements off..off+3 and off+64..off+67 of a shared-memory row (16-byte aligned).
+  if constexpr (sizeof(T) == 4) {
+    const Pack<T, 4> u = *reinterpret_cast<const Pack<T, 4>*>(row + off);
+    const Pack<T, 4> v = *reinterpret_cast<const Pack<T, 4>*>(row + 64 + off);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      out[e] = u.v[e];
+      out[4 + e] = v.v[e];
+    }
+  } else {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const Pack<T, 2> u = *reinterpret_cast<const Pack<T, 2>*>(row + off + 2 * h);
+      const Pack<T, 2> v = *reinterpret_cast<const Pack<T, 2>*>(row + 64 + off + 2 * h);
+      out[2 * h] = u.v[0];
+      out[2 * h + 1] = u.v[1];
+      out[4 + 2 * h] = v.v[0];
+      out[4 + 2 * h + 1] = v.v[1];
+    }
+  }
+}
+
+template <bool TA, bool TB, class T>
+__global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
+    gemm_kernel(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* __restrict__ A, std::int64_t lda,
+                const T* __restrict__ B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
+  constexpr int kPad = static_cast<int>(16 / sizeof(T));
+  __shared__ alignas(16) T As[2][kGemmBK][kGemmBM + kPad];
+  __shared__ alignas(16) T Bs[2][kGemmBK][kGemmBN + kPad];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tx = tid % 16, ty = tid / 16;
+  // Loader coordinates: 4 consecutive elements along each operand's contiguous direction.
+  const int a_i = TA ? (tid % 32) * 4 : tid / 2;  // !TA: row i, k offsets a_p..a_p+3; TA: k row a_p, rows a_i..+3
+  const int a_p = TA ? tid / 32 : (tid % 2) * 4;
+  const int b_j = TB ? tid / 2 : (tid % 32) * 4;
+  const int b_p = TB ? (tid % 2) * 4 : tid / 32;
+
+  const std::int64_t mtiles = (m + kGemmBM - 1) / kGemmBM;
+  const std::int64_t ntiles = (n + kGemmBN - 1) / kGemmBN;
+  const std::int64_t ktiles = (k + kGemmBK - 1) / kGemmBK;
+  for (std::int64_t tile = blockIdx.x; tile < mtiles * ntiles; tile += gridDim.x) {
+    const std::int64_t band = tile / (kGemmGroupM * ntiles);
+    const std::int64_t first_m = band * kGemmGroupM;
+    const std::int64_t band_rows = mtiles - first_m < kGemmGroupM ? mtiles - first_m : kGemmGroupM;
+    const std::int64_t in_band = tile - band * kGemmGroupM * ntiles;
+    const std::int64_t i0 = (first_m + in_band % band_rows) * kGemmBM;
+    const std::int64_t j0 = (in_band / band_rows) * kGemmBN;
+
+    // Per tile, each thread's 4 A elements are rows a_i (+e when TA) at k offset a_p (+e when !TA):
+    // a moving pointer plus the bounds that stay fixed; likewise for B. (Recomputing 64-bit
+    // addresses per element would cost more registers than the 8 x 8 accumulators.)
+    const std::int64_t ai = i0 + a_i, bj = j0 + b_j;
+    const T* pa = TA ? A + static_cast<std::int64_t>(a_p) * lda + ai : A + ai * lda + a_p;
+    const T* pb = TB ? B + bj * ldb + b_p : B + static_cast<std::int64_t>(b_p) * ldb + bj;
+    const std::int64_t a_step = TA ? kGemmBK * lda : kGemmBK;
+    const std::int64_t b_step = TB ? kGemmBK : kGemmBK * ldb;
+    unsigned a_ok = 0, b_ok = 0;  // fixed bounds: bit e set when element e's row (A) / column (B) exists
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (TA ? ai + e < m : ai < m) a_ok |= 1u << e;
+      if (TB ? bj < n : bj + e < n) b_ok |= 1u << e;
+    }
+    T ra[4], rb[4];
+    const auto fetch = [&](std::int64_t p0) {
+      const std::int64_t kleft = k - p0;  // k offsets below kleft exist
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool ka = TA ? a_p < kleft : a_p + e < kleft;
+        ra[e] = ((a_ok >> e) & 1u) && ka ? pa[e] : T(0);
+        const bool kb = TB ? b_p + e < kleft : b_p < kleft;
+        rb[e] = ((b_ok >> e) & 1u) && kb ? pb[e] : T(0);
+      }
+      pa += a_step;
+      pb += b_step;
+    };
+    const auto stage = [&](int buf) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        if (TA) {
+          As[buf][a_p][a_i + e] = ra[e];
+        } else {
+          As[buf][a_p + e][a_i] = ra[e];
+        }
+        if (TB) {
+          Bs[buf][b_p + e][b_j] = rb[e];
+        } else {
+          Bs[buf][b_p][b_j + e] = rb[e];
+        }
+      }
+    };
+
+    T acc[8][8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+#pragma unroll
+      for (int c = 0; c < 8; ++c) acc[r][c] = T(0);
+    }
+    if (ktiles > 0) {
+      fetch(0);
+      stage(0);
+    }
+    __syncthreads();
+    for (std::int64_t kt = 0; kt < ktiles; ++kt) {
+      const int cur = static_cast<int>(kt & 1);
+      if (kt + 1 < ktiles) fetch((kt + 1) * kGemmBK);
+#pragma unroll
+      for (int p = 0; p < kGemmBK; ++p) {
+        T a[8], b[8];
+        load8_shared(&As[cur][p][0], ty * 4, a);
+        load8_shared(&Bs[cur][p][0], tx * 4, b);
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+#pragma unroll
+          for (int c = 0; c < 8; ++c) acc[r][c] = gemm_madd(acc[r][c], a[r], b[c]);
+        }
+      }
+      // The other buffer was last read in step kt - 1, which every thread finished before the
+      // barrier that ended it.
+      if (kt + 1 < ktiles) stage(cur ^ 1);
+      __syncthreads();
+    }
+
+    const bool use_c = !(beta == T(0));
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+      const std::int64_t i = i0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + (r - 4));
+      if (i >= m) continue;
+#pragma unroll
+      for (int c = 0; c < 8; ++c) {
+        const std::int64_t j = j0 + (c < 4 ? tx * 4 + c : 64 + tx * 4 + (c - 4));
+        if (j >= n) continue;
+        T* out = C + i * ldc + j;
+        T v = mul_rn(alpha, acc[r][c]);
+        if (use_c) v = add_rn(v, mul_rn(beta, *out));  // beta == 0 never reads C (NaN stays out)
+        *out = v;
+      }
+    }
+  }
+}
+
+template <class Api, class T>
+int GemmKernels<Api, T>::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
+                              const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+                              std::int64_t ldc, void* stream) {
+  if (m <= 0 || n <= 0) return 0;
+  if (k <= 0) alpha = T(0);  // C = beta * C, as BLAS: A and B are not read
+  const std::int64_t tiles = ((m + kGemmBM - 1) / kGemmBM) * ((n + kGemmBN - 1) / kGemmBN);
+  const unsigned grid = static_cast<unsigned>(tiles < kMaxGrid ? tiles : kMaxGrid);
+  const auto s = static_cast<typename Api::Stream>(stream);
+  if (!trans_a && !trans_b) {
+    gemm_kernel<false, false, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else if (trans_a && !trans_b) {
+    gemm_kernel<true, false, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else if (!trans_a && trans_b) {
+    gemm_kernel<false, true, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    gemm_kernel<true, true, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  return static_cast<int>(Api::get_last_error());
+}
+
+}  // namespace porta::detail::gpu

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// The built-in GPU algorithms shared by the CUDA and HIP plugins: declarations. Plain C++ (no
+// vendor header), so a plugin's table code can call them from any translation unit.
+//
+// Layout (ArrayFire's split): this file declares, per dtype, the typed launchers
+// (MapKernels<Api, T>, ReduceKernels<Api, T>, GemmKernels<Api, T>) and defines Kernels<Api>, which
+// turns the ABI's runtime dtype into T. map_kernels.cuh, reduce_kernels.cuh and gemm_kernels.cuh
+// hold the definitions; instantiate/<family>_<dtype>.cu instantiate them for the NativeApi of the
+// compiler that builds them (nvcc: ApiCuda; hipcc / LANGUAGE HIP: ApiHip), one dtype per file so
+// that a build spreads over cores.
+//
+// Contract of every launcher: the caller has made the device current and validated the
+// arguments (dtypes and ops in range, n >= 0, pointers non-NULL where n > 0). The work is
+// enqueued on `stream` (the native stream; NULL is the legacy default stream). The return value
+// is the vendor's error code as an int (0 = success): a launch error, or the vendor's
+// out-of-memory code when temporary memory could not be had.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "porta/abi/backend_v1.h"
+
+namespace porta::detail::gpu {
+
+struct ApiCuda;
+struct ApiHip;
+
+template <class Api, class T>
+struct MapKernels {
+  static int fill(std::int64_t n, T value, T* y, void* stream);
+  static int iota(std::int64_t n, T start, T step, T* y, void* stream);
+  // y = convert<T>(x), x of dtype `from` (NaN -> 0 and saturation for float -> integer).
+  static int cast_from(porta_dtype from, std::int64_t n, const void* x, T* y, void* stream);
+  static int unary(porta_unary_op op, std::int64_t n, const T* x, T* y, void* stream);
+  static int binary(porta_binary_op op, std::int64_t rows, std::int64_t cols, const T* a, std::int64_t a_rs,
+                    std::int64_t a_cs, const T* b, std::int64_t b_rs, std::int64_t b_cs, T* y, void* stream);
+  static int binary_scalar(porta_binary_op op, std::int64_t n, const T* x, T value, bool scalar_first, T* y,
+                           void* stream);
+  static int axpy(std::int64_t n, T alpha, const T* x, T* y, void* stream);
+};
+
+template <class Api, class T>
+struct ReduceKernels {
+  // Allocates its partials from the stream-ordered pool of the current device.
+  static int reduce(porta_reduce_op op, std::int64_t outer, std::int64_t n, std::int64_t inner, const T* x, T* y,
+                    void* stream);
+  static int dot(std::int64_t n, const T* x, const T* w, T* y, void* stream);
+};
+
+template <class Api, class T>
+struct GemmKernels {
+  // porta's own tiled GEMM (row-major, transposes, alpha, beta; beta == 0 ignores C).
+  static int gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
+                  std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc, void* stream);
+};
+
+template <class T>
+inline T scalar_value(porta_scalar s) {
+  if constexpr (std::is_same_v<T, float>) {
+    return s.f32;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return s.f64;
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return s.i32;
+  } else {
+    return s.i64;
+  }
+}
+
+// Calls f(T{}) with the C++ type of dt (which the caller has validated).
+template <class F>
+decltype(auto) with_dtype(porta_dtype dt, F&& f) {
+  switch (dt) {
+    case PORTA_F32:
+      return f(float{});
+    case PORTA_F64:
+      return f(double{});
+    case PORTA_I32:
+      return f(std::int32_t{});
+    default:
+      return f(std::int64_t{});
+  }
+}
+
+// The ABI's untyped view of the launchers above.
+template <class Api>
+struct Kernels {
+  static int fill(porta_dtype dt, std::int64_t n, porta_scalar value, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::fill(n, scalar_value<T>(value), static_cast<T*>(y), s);
+    });
+  }
+  static int iota(porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::iota(n, scalar_value<T>(start), scalar_value<T>(step), static_cast<T*>(y), s);
+    });
+  }
+  static int cast(porta_dtype from, porta_dtype to, std::int64_t n, const void* x, void* y, void* s) {
+    return with_dtype(to, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::cast_from(from, n, x, static_cast<T*>(y), s);
+    });
+  }
+  static int unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::unary(op, n, static_cast<const T*>(x), static_cast<T*>(y), s);
+    });
+  }
+  static int binary(porta_binary_op op, porta_dtype dt, std::int64_t rows, std::int64_t cols, const void* a,
+                    std::int64_t a_rs, std::int64_t a_cs, const void* b, std::int64_t b_rs, std::int64_t b_cs, void* y,
+                    void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::binary(op, rows, cols, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b),
+                                        b_rs, b_cs, static_cast<T*>(y), s);
+    });
+  }
+  static int binary_scalar(porta_binary_op op, porta_dtype dt, std::int64_t n, const void* x, porta_scalar value,
+                           int scalar_first, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::binary_scalar(op, n, static_cast<const T*>(x), scalar_value<T>(value),
+                                               scalar_first != 0, static_cast<T*>(y), s);
+    });
+  }
+  static int axpy(porta_dtype dt, std::int64_t n, porta_scalar alpha, const void* x, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return MapKernels<Api, T>::axpy(n, scalar_value<T>(alpha), static_cast<const T*>(x), static_cast<T*>(y), s);
+    });
+  }
+  static int reduce(porta_reduce_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                    const void* x, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return ReduceKernels<Api, T>::reduce(op, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y), s);
+    });
+  }
+  static int dot(porta_dtype dt, std::int64_t n, const void* x, const void* w, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return ReduceKernels<Api, T>::dot(n, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y), s);
+    });
+  }
+  static int gemm(porta_dtype dt, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                  porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
+                  porta_scalar beta, void* c, std::int64_t ldc, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a), lda,
+                                       static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c), ldc,
+                                       s);
+    });
+  }
+};
+
+// Explicit instantiations live in instantiate/*.cu.
+#define PORTA_GPU_EXTERN_KERNELS(Api)                      \
+  extern template struct MapKernels<Api, float>;           \
+  extern template struct MapKernels<Api, double>;          \
+  extern template struct MapKernels<Api, std::int32_t>;    \
+  extern template struct MapKernels<Api, std::int64_t>;    \
+  extern template struct ReduceKernels<Api, float>;        \
+  extern template struct ReduceKernels<Api, double>;       \
+  extern template struct ReduceKernels<Api, std::int32_t>; \
+  extern template struct ReduceKernels<Api, std::int64_t>; \
+  extern template struct GemmKernels<Api, float>;          \
+  extern template struct GemmKernels<Api, double>;         \
+  extern template struct GemmKernels<Api, std::int32_t>;   \
+  extern template struct GemmKernels<Api, std::int64_t>;
+
+}  // namespace porta::detail::gpu

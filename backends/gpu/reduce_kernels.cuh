@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Built-in reductions: definitions of ReduceKernels<Api, T> (kernels.hpp) on top of the one
+// canonical GPU reduction of porta/detail/gpu/reduce.cuh, which user transform_reduce shares.
+// Compile the instantiations with contraction off (-fmad=false / -ffp-contract=off): the products
+// of SUMSQ and dot use mul_rn already, this keeps anything else from being fused.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/gpu/kernels.hpp"
+#include "porta/detail/gpu/api.cuh"
+#include "porta/detail/gpu/reduce.cuh"
+#include "porta/detail/ops.hpp"
+
+namespace porta::detail::gpu {
+
+// Runs the canonical reduction with partials from the stream-ordered pool (freed on the stream, so
+// the memory returns to the pool as soon as the kernels that use it are done).
+template <class Api, class T, class Op, class L>
+int reduce_with_scratch(const L& ld, Op op, std::int64_t outer, std::int64_t n, std::int64_t inner, T* y,
+                        void* stream) {
+  const auto s = static_cast<typename Api::Stream>(stream);
+  const std::int64_t need = reduce_scratch_elems(outer, n, inner);
+  void* scratch = nullptr;
+  if (need > 0) {
+    const typename Api::Error e = Api::malloc_async(&scratch, static_cast<std::size_t>(need) * sizeof(T), s);
+    if (e != Api::kSuccess) return static_cast<int>(e);
+  }
+  typename Api::Error e = reduce_run<Api, T>(ld, op, outer, n, inner, y, static_cast<T*>(scratch), s);
+  if (scratch != nullptr) {
+    const typename Api::Error f = Api::free_async(scratch, s);
+    if (e == Api::kSuccess) e = f;
+  }
+  return static_cast<int>(e);
+}
+
+template <class Api, class T>
+int ReduceKernels<Api, T>::reduce(porta_reduce_op op, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                                  const T* x, T* y, void* stream) {
+  const ContigLoad<T> in{x};
+  switch (op) {
+    case PORTA_REDUCE_SUM:
+      return reduce_with_scratch<Api, T>(in, SumOp{}, outer, n, inner, y, stream);
+    case PORTA_REDUCE_PROD:
+      return reduce_with_scratch<Api, T>(in, ProdOp{}, outer, n, inner, y, stream);
+    case PORTA_REDUCE_MIN:
+      return reduce_with_scratch<Api, T>(in, MinOp{}, outer, n, inner, y, stream);
+    case PORTA_REDUCE_MAX:
+      return reduce_with_scratch<Api, T>(in, MaxOp{}, outer, n, inner, y, stream);
+    case PORTA_REDUCE_SUMSQ:
+      return reduce_with_scratch<Api, T>(SquareLoad<T>{in}, SumOp{}, outer, n, inner, y, stream);
+    default:
+      return static_cast<int>(Api::kInvalidValue);
+  }
+}
+
+template <class Api, class T>
+int ReduceKernels<Api, T>::dot(std::int64_t n, const T* x, const T* w, T* y, void* stream) {
+  return reduce_with_scratch<Api, T>(DotLoad<T>{ContigLoad<T>{x}, ContigLoad<T>{w}}, SumOp{}, 1, n, 1, y, stream);
+}
+
+}  // namespace porta::detail::gpu

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: Apache-2.0
+# porta_add_kernels: compile a user's kernel sources (porta::parallel_for, map, transform_reduce)
+# with the GPU language porta was built with, so that they run on the GPU as well as the CPU.
+#
+#   find_package(porta REQUIRED)            # or add_subdirectory(porta)
+#   add_executable(app main.cpp kernels.cpp)
+#   target_link_libraries(app PRIVATE porta::porta)
+#   porta_add_kernels(app SOURCES kernels.cpp)
+#
+#   porta_add_kernels(<target> SOURCES <file>...
+#                     [LANGUAGE CUDA|HIP]                 # default: CUDA if built, else HIP
+#                     [CUDA_ARCHITECTURES <arch>...]      # default: the target's, else PORTA_CUDA_ARCHITECTURES
+#                     [HIP_ARCHITECTURES <gfx>...])       # default: the target's, else PORTA_HIP_ARCHITECTURES
+#
+# The sources are added to the target. In a build with CUDA they become CUDA sources (nvcc, with
+# --extended-lambda for PORTA_LAMBDA and --expt-relaxed-constexpr for porta's ops, linked to the
+# shared CUDA runtime, which the plugin uses too); with HIP they become HIP sources. In a CPU-only
+# build, or where the GPU compiler is missing, nothing changes: the sources stay C++ and their
+# kernels run on the CPU (a GPU device then reports Unavailable, naming this function).
+#
+# Works in porta's own tree (PORTA_GPU_BACKENDS_BUILT) and from an install (portaConfig.cmake sets
+# PORTA_GPU_BACKENDS and includes this file). Set PORTA_KERNELS_ENABLE_LANGUAGE to OFF before
+# find_package(porta) to enable the GPU language yourself.
+include_guard(GLOBAL)
+
+set(_PORTA_KERNELS_DIR ${CMAKE_CURRENT_LIST_DIR})
+if(NOT DEFINED PORTA_CUDA_ARCHITECTURES)
+  set(PORTA_CUDA_ARCHITECTURES "90-real;90-virtual")
+endif()
+if(NOT DEFINED PORTA_HIP_ARCHITECTURES)
+  set(PORTA_HIP_ARCHITECTURES "gfx90a;gfx1030")
+endif()
+if(NOT DEFINED PORTA_KERNELS_ENABLE_LANGUAGE)
+  set(PORTA_KERNELS_ENABLE_LANGUAGE ON)
+endif()
+
+# The GPU backends of this porta: in-tree the list PortaBackends.cmake builds, installed the list
+# portaConfig.cmake records.
+macro(_porta_kernels_backends out)
+  if(DEFINED PORTA_GPU_BACKENDS_BUILT)
+    set(${out} "${PORTA_GPU_BACKENDS_BUILT}")
+  elseif(DEFINED PORTA_GPU_BACKENDS)
+    set(${out} "${PORTA_GPU_BACKENDS}")
+  else()
+    set(${out} "")
+  endif()
+endmacro()
+
+# A consumer of an installed porta gets the GPU language enabled here, at file scope (which
+# enable_language requires), when porta has that backend and the compiler is on this machine.
+_porta_kernels_backends(_porta_k_backends)
+get_property(_porta_k_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+if(PORTA_KERNELS_ENABLE_LANGUAGE AND "cuda" IN_LIST _porta_k_backends AND NOT "CUDA" IN_LIST _porta_k_langs)
+  include(CheckLanguage)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "${PORTA_CUDA_ARCHITECTURES}")
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+  else()
+    message(STATUS "porta: no CUDA compiler found; porta_add_kernels sources stay C++ (CPU only)")
+  endif()
+endif()
+get_property(_porta_k_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+if(PORTA_KERNELS_ENABLE_LANGUAGE AND "hip" IN_LIST _porta_k_backends AND NOT "CUDA" IN_LIST _porta_k_langs
+   AND NOT "HIP" IN_LIST _porta_k_langs AND EXISTS ${_PORTA_KERNELS_DIR}/PortaHipLanguage.cmake)
+  include(${_PORTA_KERNELS_DIR}/PortaHipLanguage.cmake)
+  porta_hip_enable_language(_porta_k_hip_ok _porta_k_hip_why ARCHITECTURES ${PORTA_HIP_ARCHITECTURES})
+  if(NOT _porta_k_hip_ok)
+    message(STATUS "porta: HIP is not usable here (${_porta_k_hip_why}); porta_add_kernels sources stay C++ (CPU only)")
+  endif()
+endif()
+if("CUDA" IN_LIST _porta_k_langs AND NOT TARGET CUDA::cudart)
+  find_package(CUDAToolkit QUIET)
+endif()
+unset(_porta_k_langs)
+unset(_porta_k_backends)
+
+function(porta_add_kernels target)
+  cmake_parse_arguments(PARSE_ARGV 1 _pak "" "LANGUAGE" "SOURCES;CUDA_ARCHITECTURES;HIP_ARCHITECTURES")
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "porta_add_kernels: '${target}' is not a target (create it first)")
+  endif()
+  if(NOT _pak_SOURCES)
+    message(FATAL_ERROR "porta_add_kernels(${target}): no SOURCES given")
+  endif()
+  if(_pak_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "porta_add_kernels(${target}): unexpected arguments: ${_pak_UNPARSED_ARGUMENTS}")
+  endif()
+  target_sources(${target} PRIVATE ${_pak_SOURCES})
+
+  _porta_kernels_backends(_backends)
+  get_property(_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+  set(_lang "")
+  if(_pak_LANGUAGE)
+    string(TOUPPER "${_pak_LANGUAGE}" _lang)
+    string(TOLOWER "${_pak_LANGUAGE}" _backend)
+    if(NOT _lang MATCHES "^(CUDA|HIP)$")
+      message(FATAL_ERROR "porta_add_kernels(${target}): LANGUAGE must be CUDA or HIP, not '${_pak_LANGUAGE}'")
+    endif()
+    if(NOT _backend IN_LIST _backends)
+      message(FATAL_ERROR "porta_add_kernels(${target}): porta was built without ${_lang} "
+                          "(configure porta with -DPORTA_ENABLE_${_lang}=ON)")
+    endif()
+    if(NOT _lang IN_LIST _langs)
+      message(FATAL_ERROR "porta_add_kernels(${target}): the ${_lang} language is not enabled in this project "
+                          "(enable_language(${_lang}) at the top level)")
+    endif()
+  elseif("cuda" IN_LIST _backends AND "CUDA" IN_LIST _langs)
+    set(_lang CUDA)
+  elseif("hip" IN_LIST _backends AND "HIP" IN_LIST _langs)
+    set(_lang HIP)
+  endif()
+  if(NOT _lang)
+    return()  # CPU-only: the sources stay C++ and their kernels run on the CPU
+  endif()
+
+  # Source properties are per directory; TARGET_DIRECTORY puts them where the target lives.
+  set_source_files_properties(${_pak_SOURCES} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE ${_lang})
+
+  if(_lang STREQUAL "CUDA")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr>)
+    if(_pak_CUDA_ARCHITECTURES)
+      set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${_pak_CUDA_ARCHITECTURES})
+    else()
+      get_target_property(_archs ${target} CUDA_ARCHITECTURES)
+      if(NOT _archs)
+        set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${PORTA_CUDA_ARCHITECTURES})
+      endif()
+    endif()
+    get_target_property(_std ${target} CUDA_STANDARD)
+    if(NOT _std OR _std LESS 17)
+      set_property(TARGET ${target} PROPERTY CUDA_STANDARD 17)
+    endif()
+    # The shared runtime: the one libporta_cuda.so uses, so streams and the memory pool are shared.
+    set_property(TARGET ${target} PROPERTY CUDA_RUNTIME_LIBRARY Shared)
+    if(TARGET CUDA::cudart)
+      # Through the property, not target_link_libraries, so that it mixes with either signature.
+      set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES CUDA::cudart)
+    endif()
+  else()
+    if(_pak_HIP_ARCHITECTURES)
+      set_property(TARGET ${target} PROPERTY HIP_ARCHITECTURES ${_pak_HIP_ARCHITECTURES})
+    else()
+      get_target_property(_archs ${target} HIP_ARCHITECTURES)
+      if(NOT _archs)
+        set_property(TARGET ${target} PROPERTY HIP_ARCHITECTURES ${PORTA_HIP_ARCHITECTURES})
+      endif()
+    endif()
+    get_target_property(_std ${target} HIP_STANDARD)
+    if(NOT _std OR _std LESS 17)
+      set_property(TARGET ${target} PROPERTY HIP_STANDARD 17)
+    endif()
+    # HIP's __fadd_rn/__fmul_rn are plain + and *, which clang would fuse into FMAs: the canonical
+    # reduction order of transform_reduce needs each rounded.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-ffp-contract=off>)
+    if(TARGET hip-lang::device)
+      set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES hip-lang::device)
+    endif()
+  endif()
+endfunction()

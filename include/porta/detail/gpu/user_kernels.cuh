@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// The GPU side of porta/kernels.hpp: parallel_for and transform_reduce of a translation unit
+// compiled as CUDA (nvcc) or HIP (hipcc). They launch on the vendor of the compiler at hand; a
+// device of the other vendor is an Unavailable error that names the fix. They use the vendor
+// runtime directly (the stream handle of a porta::Stream is the native stream), so user kernels
+// and porta's built-in algorithms share streams, memory pool and ordering.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "porta/detail/gpu/api.cuh"
+#include "porta/detail/gpu/reduce.cuh"
+#include "porta/device.hpp"
+#include "porta/error.hpp"
+
+namespace porta::detail::gpu_user {
+
+using Api = gpu::NativeApi;
+
+inline std::string device_string(Device d) {
+  const char* type = d.type == DeviceType::cuda ? "cuda" : d.type == DeviceType::hip ? "hip" : "cpu";
+  return std::string(type) + ":" + std::to_string(d.index);
+}
+
+[[noreturn]] inline void throw_api_error(const char* fn, Device d, const char* what, Api::Error e,
+                                         std::uint64_t bytes = 0) {
+  (void)Api::get_last_error();  // clear a non-sticky error so that it does not reach the next call
+  const std::string msg = std::string(fn) + ": " + device_string(d) + ": " + what + ": " + Api::error_string(e) + " (" +
+                          Api::error_name(e) + ")";
+  if (Api::is_unavailable(e)) throw Unavailable(msg);
+  if (bytes != 0 && Api::is_out_of_memory(e)) throw OutOfMemory(msg, d, bytes, 0);
+  throw BackendError(msg);
+}
+
+// Makes `device` current; it must be of this translation unit's vendor.
+inline void enter(Device device, const char* fn) {
+  if (static_cast<int>(device.type) != Api::kDeviceType) {
+    const bool want_hip = device.type == DeviceType::hip;
+    throw Unavailable(std::string(fn) + ": this translation unit was compiled as " + Api::kName + " (" +
+                      Api::kCompiler + ") and cannot launch a user kernel on " + device_string(device) +
+                      "; compile it as " + (want_hip ? "HIP" : "CUDA") +
+                      " (CMake: porta_add_kernels(<target> SOURCES <file>) in a porta build with " +
+                      (want_hip ? "HIP" : "CUDA") + ", or set_source_files_properties(<file> PROPERTIES LANGUAGE " +
+                      (want_hip ? "HIP" : "CUDA") + "))");
+  }
+  const Api::Error e = Api::set_device(device.index);
+  if (e != Api::kSuccess) throw_api_error(fn, device, "selecting the device", e);
+}
+
+template <class F>
+__global__ void __launch_bounds__(gpu::kBlockThreads) parallel_for_kernel(std::int64_t n, F f) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
+}
+
+// f(i) for i in [0, n) on `device`, asynchronous on `native_stream` (nullptr: the default stream).
+template <class F>
+void parallel_for(Device device, std::int64_t n, F f, void* native_stream, const char* fn) {
+  enter(device, fn);
+  if (n <= 0) return;
+  auto kernel = parallel_for_kernel<F>;
+  std::int64_t resident = 0;
+  Api::Error e = gpu::resident_grid<Api>(kernel, gpu::kBlockThreads, 0, &resident);
+  if (e != Api::kSuccess) throw_api_error(fn, device, "sizing the grid", e);
+  const std::int64_t grid = gpu::clamp_grid((n + gpu::kBlockThreads - 1) / gpu::kBlockThreads, resident);
+  kernel<<<static_cast<unsigned>(grid), gpu::kBlockThreads, 0, static_cast<Api::Stream>(native_stream)>>>(n, f);
+  e = Api::get_last_error();
+  if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
+}
+
+// The canonical op-reduction of static_cast<T>(f(i)) for i in [0, n) (not yet combined with the
+// caller's init, NaN not canonicalised). Synchronises `native_stream`.
+template <class T, class Op, class F>
+T transform_reduce(Device device, std::int64_t n, Op op, F f, void* native_stream, const char* fn) {
+  enter(device, fn);
+  if (n <= 0) return Op::template identity<T>();
+  const auto s = static_cast<Api::Stream>(native_stream);
+  // Partials first (256-byte aligned, so that their passes use vector loads), the result last.
+  const std::int64_t parts = gpu::reduce_scratch_elems(1, n, 1);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(parts + 1) * sizeof(T);
+  void* mem = nullptr;
+  Api::Error e = Api::malloc_async(&mem, bytes, s);
+  if (e != Api::kSuccess) throw_api_error(fn, device, "allocating temporary memory", e, bytes);
+  T* scratch = static_cast<T*>(mem);
+  T* y = scratch + parts;
+  T r = Op::template identity<T>();
+  e = gpu::reduce_run<Api, T>(gpu::FuncLoad<T, F>{f}, op, 1, n, 1, y, scratch, s);
+  const char* what = "kernel launch";
+  if (e == Api::kSuccess) {
+    e = Api::copy_to_host_async(&r, y, sizeof(T), s);
+    what = "copying the result";
+  }
+  const Api::Error freed = Api::free_async(mem, s);
+  if (e == Api::kSuccess) {
+    e = Api::stream_synchronize(s);
+    what = "synchronizing the stream";
+  }
+  if (e == Api::kSuccess && freed != Api::kSuccess) {
+    e = freed;
+    what = "freeing temporary memory";
+  }
+  if (e != Api::kSuccess) throw_api_error(fn, device, what, e);
+  return r;
+}
+
+}  // namespace porta::detail::gpu_user
