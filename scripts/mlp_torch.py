@@ -47,6 +47,12 @@ def main():
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 tensor cores in fp32 matmuls")
+    parser.add_argument(
+        "--adam",
+        choices=["default", "foreach", "fused"],
+        default="default",
+        help="torch.optim.Adam implementation (porta's example fuses each tensor's update into one kernel)",
+    )
     args = parser.parse_args()
 
     torch.backends.cuda.matmul.allow_tf32 = args.tf32
@@ -58,7 +64,8 @@ def main():
     model = torch.nn.Sequential(
         torch.nn.Linear(IN, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, CLASSES)
     ).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    impl = {"default": {}, "foreach": {"foreach": True}, "fused": {"fused": True}}[args.adam]
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, **impl)
     data = make_batches(4, args.batch, device, generator)
 
     def train_step(x, labels):
@@ -70,7 +77,10 @@ def main():
 
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     print(f"torch {torch.__version__} on {device} ({name})")
-    print(f"{IN} -> {HIDDEN} -> ReLU -> {CLASSES}, batch {args.batch}, {args.steps} steps, Adam lr {args.lr}")
+    print(
+        f"{IN} -> {HIDDEN} -> ReLU -> {CLASSES}, batch {args.batch}, {args.steps} steps, "
+        f"Adam ({args.adam}) lr {args.lr}, TF32 {'on' if args.tf32 else 'off'}"
+    )
 
     first = train_step(*data[0]).item()
     for i in range(1, 5):  # warm-up: cuBLAS handles, caching allocator, kernel selection
