@@ -55,7 +55,7 @@ if want test; then
 fi
 
 if want sanitize && command -v compute-sanitizer >/dev/null; then
-  for exe in "$build"/bin/porta_tests_algorithms "$build"/bin/porta_tests_kernels; do
+  for exe in "$build"/bin/porta_algorithm_tests "$build"/bin/porta_kernel_tests; do
     [ -x "$exe" ] || continue
     run "memcheck $(basename "$exe")" "$OUT/sanitizer.log" \
       env PORTA_TEST_DEVICES=cuda:0 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$exe"

@@ -118,10 +118,35 @@ void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
 }
 
 namespace detail {
-// A function parameter pack can be captured by a lambda in C++17; an init-capture pack cannot.
+// nvcc's extended lambdas cannot capture a parameter pack, so the input pointers travel in a
+// minimal recursive tuple that is trivially copyable and usable on the device.
+template <class... Ts>
+struct PointerPack {};
+template <class T, class... Ts>
+struct PointerPack<T, Ts...> {
+  const T* head;
+  PointerPack<Ts...> tail;
+};
+
+template <class F, class... Vals>
+PORTA_HOST_DEVICE auto call_at(const F& f, const PointerPack<>&, std::int64_t, Vals... v) {
+  return f(v...);
+}
+template <class F, class T, class... Ts, class... Vals>
+PORTA_HOST_DEVICE auto call_at(const F& f, const PointerPack<T, Ts...>& p, std::int64_t i, Vals... v) {
+  return call_at(f, p.tail, i, v..., p.head[i]);
+}
+
+inline PointerPack<> pack_pointers() { return {}; }
+template <class T, class... Ts>
+PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
+  return PointerPack<T, Ts...>{head, pack_pointers(tail...)};
+}
+
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p) {
-  parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { o[i] = f(p[i]...); }, stream);
+  const PointerPack<In...> pack = pack_pointers(p...);
+  parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { o[i] = call_at(f, pack, i); }, stream);
 }
 }  // namespace detail
 
