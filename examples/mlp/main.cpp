@@ -95,7 +95,8 @@ int main(int argc, char** argv) try {
 
   if (o.bench) {
     const double ms = bench(net, data, o, adam);
-    const double gflop = 6.0 * double(o.batch) * double(kIn * kHidden + kHidden * kClasses) * 1e-9;
+    // Forward: x W1^T, a1 W2^T; backward: dW2, da1, dW1 (no gradient for the input x).
+    const double gflop = 2.0 * double(o.batch) * double(2 * kIn * kHidden + 3 * kHidden * kClasses) * 1e-9;
     std::printf("median %.3f ms per training step (%.0f GFLOP/s in the matrix products)\n", ms, gflop / ms * 1e3);
     std::printf("porta_ms_per_step=%.4f\n", ms);
     net.forward(data[0].x);
