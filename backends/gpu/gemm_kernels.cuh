@@ -68,8 +68,8 @@ __global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
     gemm_kernel(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* __restrict__ A, std::int64_t lda,
                 const T* __restrict__ B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
   constexpr int kPad = static_cast<int>(16 / sizeof(T));
-  __shared__ alignas(16) T As[2][kGemmBK][kGemmBM + kPad];
-  __shared__ alignas(16) T Bs[2][kGemmBK][kGemmBN + kPad];
+  alignas(16) __shared__ T As[2][kGemmBK][kGemmBM + kPad];
+  alignas(16) __shared__ T Bs[2][kGemmBK][kGemmBN + kPad];
   const int tid = static_cast<int>(threadIdx.x);
   const int tx = tid % 16, ty = tid / 16;
   // Loader coordinates: 4 consecutive elements along each operand's contiguous direction.
