@@ -6,8 +6,11 @@
 
 #include <hip/hip_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 namespace porta::detail::gpu {
 
@@ -39,8 +42,37 @@ struct ApiHip {
     return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
 
-  static Error malloc_async(void** p, std::size_t bytes, Stream s) { return hipMallocAsync(p, bytes, s); }
-  static Error free_async(void* p, Stream s) { return hipFreeAsync(p, s); }
+  // ROCm 5.2 ships the stream-ordered allocator as beta and not every device supports it, so the
+  // temporaries of kernels come from it only where the current device says it does (and
+  // PORTA_HIP_MALLOC_ASYNC=0 has not turned it off), exactly as libporta_hip.so decides for arrays;
+  // elsewhere hipMalloc/hipFree, which are correct but synchronise. The choice is made once per
+  // device, so a free always matches its allocation.
+  static bool use_pool() {
+    int dev = 0;
+    if (hipGetDevice(&dev) != hipSuccess) {
+      (void)hipGetLastError();
+      return true;  // the allocation call itself reports the problem
+    }
+    constexpr int kSlots = 64;
+    static std::atomic<int> state[kSlots];  // 0: not asked yet, 1: pool, 2: no pool
+    const int cached = dev >= 0 && dev < kSlots ? state[dev].load(std::memory_order_relaxed) : 0;
+    if (cached != 0) return cached == 1;
+    bool pool = true;
+    if (const char* v = std::getenv("PORTA_HIP_MALLOC_ASYNC"))
+      pool = !(std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0 || std::strcmp(v, "OFF") == 0);
+    int supported = 0;
+    if (pool && (hipDeviceGetAttribute(&supported, hipDeviceAttributeMemoryPoolsSupported, dev) != hipSuccess ||
+                 supported == 0)) {
+      (void)hipGetLastError();
+      pool = false;
+    }
+    if (dev >= 0 && dev < kSlots) state[dev].store(pool ? 1 : 2, std::memory_order_relaxed);
+    return pool;
+  }
+  static Error malloc_async(void** p, std::size_t bytes, Stream s) {
+    return use_pool() ? hipMallocAsync(p, bytes, s) : hipMalloc(p, bytes);
+  }
+  static Error free_async(void* p, Stream s) { return use_pool() ? hipFreeAsync(p, s) : hipFree(p); }
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
   }
