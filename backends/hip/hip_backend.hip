@@ -56,6 +56,16 @@ porta_backend_v1 make_table() {
   t.event_synchronize = &event_synchronize;
   t.event_query = &event_query;
   t.event_elapsed_ms = &event_elapsed_ms;
+  t.fill = &fill;
+  t.iota = &iota;
+  t.cast = &cast;
+  t.unary = &unary;
+  t.binary = &binary;
+  t.binary_scalar = &binary_scalar;
+  t.axpy = &axpy;
+  t.reduce = &reduce;
+  t.dot = &dot;
+  t.gemm = &gemm;
   return t;
 }
 

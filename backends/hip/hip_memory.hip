@@ -102,8 +102,19 @@ porta_status alloc(int dev, size_t bytes, porta_stream s, void** out) noexcept {
   try {
     DeviceMemory& m = memory_of(dev);
     void* p = nullptr;
-    const hipError_t e =
-        m.use_pool ? hipMallocAsync(&p, bytes, reinterpret_cast<hipStream_t>(s)) : hipMalloc(&p, bytes);
+    const auto attempt = [&]() {
+      return m.use_pool ? hipMallocAsync(&p, bytes, reinterpret_cast<hipStream_t>(s)) : hipMalloc(&p, bytes);
+    };
+    hipError_t e = attempt();
+    if (e == hipErrorOutOfMemory && m.use_pool) {
+      // The pool may hold blocks whose frees on other streams have not run yet, or memory in
+      // pieces too small for this request: wait for pending frees, give back what is unused, and
+      // try once more (as the CUDA plugin does).
+      (void)hipGetLastError();
+      PORTA_HIP_CHECK(fn, hipDeviceSynchronize());
+      PORTA_HIP_CHECK(fn, hipMemPoolTrimTo(m.pool, 0));
+      e = attempt();
+    }
     if (e == hipErrorOutOfMemory) {
       (void)hipGetLastError();
       return out_of_memory(dev, bytes, fn);
