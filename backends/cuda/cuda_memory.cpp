@@ -18,9 +18,10 @@ namespace porta::detail::cuda {
   do {                                                                        \
     if (const porta_status st_ = enter(dev, fn); st_ != PORTA_OK) return st_; \
   } while (0)
-#define PORTA_CUDA_CALL(call)                                                           \
-  do {                                                                                  \
-    if (const cudaError_t e_ = (call); e_ != cudaSuccess) return cuda_error(#call, e_); \
+// PORTA_CUDA_CALL(cudaStreamSynchronize, (stream)): a failure reports the call by its name.
+#define PORTA_CUDA_CALL(fn, args)                                                      \
+  do {                                                                                 \
+    if (const cudaError_t e_ = fn args; e_ != cudaSuccess) return cuda_error(#fn, e_); \
   } while (0)
 
 porta_status device_info(int dev, porta_device_info_v1* out) noexcept {
@@ -28,12 +29,12 @@ porta_status device_info(int dev, porta_device_info_v1* out) noexcept {
   PORTA_CUDA_ENTER(dev, "device_info");
   cudaDeviceProp p;
   std::memset(&p, 0, sizeof p);
-  PORTA_CUDA_CALL(cudaGetDeviceProperties(&p, dev));
+  PORTA_CUDA_CALL(cudaGetDeviceProperties, (&p, dev));
   std::size_t free_b = 0, total_b = 0;
-  PORTA_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
+  PORTA_CUDA_CALL(cudaMemGetInfo, (&free_b, &total_b));
   int driver = 0, runtime = 0;
-  PORTA_CUDA_CALL(cudaDriverGetVersion(&driver));
-  PORTA_CUDA_CALL(cudaRuntimeGetVersion(&runtime));
+  PORTA_CUDA_CALL(cudaDriverGetVersion, (&driver));
+  PORTA_CUDA_CALL(cudaRuntimeGetVersion, (&runtime));
   std::memset(out, 0, sizeof *out);
   std::snprintf(out->name, sizeof out->name, "%s", p.name);
   std::snprintf(out->vendor, sizeof out->vendor, "NVIDIA");
@@ -51,7 +52,7 @@ porta_status device_info(int dev, porta_device_info_v1* out) noexcept {
 
 porta_status synchronize(int dev) noexcept {
   PORTA_CUDA_ENTER(dev, "synchronize");
-  PORTA_CUDA_CALL(cudaDeviceSynchronize());
+  PORTA_CUDA_CALL(cudaDeviceSynchronize, ());
   return PORTA_OK;
 }
 
@@ -72,8 +73,8 @@ porta_status alloc(int dev, size_t bytes, porta_stream s, void** out) noexcept {
     // in pieces too small for this request: wait for pending frees, return what is unused to the
     // driver, and try once more.
     (void)cudaGetLastError();
-    PORTA_CUDA_CALL(cudaDeviceSynchronize());
-    PORTA_CUDA_CALL(cudaMemPoolTrimTo(pool, 0));
+    PORTA_CUDA_CALL(cudaDeviceSynchronize, ());
+    PORTA_CUDA_CALL(cudaMemPoolTrimTo, (pool, 0));
     e = attempt();
   }
   if (e == cudaErrorMemoryAllocation) {
@@ -101,9 +102,9 @@ porta_status free(int dev, void* ptr, porta_stream s) noexcept {
   bool pooled = false;
   if (const porta_status st = pool_of(dev, &pool, &pooled); st != PORTA_OK) return st;
   if (pooled) {
-    PORTA_CUDA_CALL(cudaFreeAsync(ptr, native(s)));
+    PORTA_CUDA_CALL(cudaFreeAsync, (ptr, native(s)));
   } else {
-    PORTA_CUDA_CALL(cudaFree(ptr));
+    PORTA_CUDA_CALL(cudaFree, (ptr));
   }
   return PORTA_OK;
 }
@@ -129,7 +130,7 @@ porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_
       return set_error(PORTA_ERR_INVALID, "copy: unknown copy kind %d", static_cast<int>(kind));
   }
   PORTA_CUDA_ENTER(dev, "copy");
-  PORTA_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, k, native(s)));
+  PORTA_CUDA_CALL(cudaMemcpyAsync, (dst, src, bytes, k, native(s)));
   return PORTA_OK;
 }
 
@@ -156,7 +157,7 @@ porta_status host_alloc(size_t bytes, void** out) noexcept {
 
 porta_status host_free(void* ptr) noexcept {
   if (ptr == nullptr) return PORTA_OK;
-  PORTA_CUDA_CALL(cudaFreeHost(ptr));
+  PORTA_CUDA_CALL(cudaFreeHost, (ptr));
   return PORTA_OK;
 }
 
@@ -169,11 +170,11 @@ porta_status memory_stats(int dev, porta_memory_stats_v1* out) noexcept {
   std::memset(out, 0, sizeof *out);
   if (pooled) {
     std::uint64_t v = 0;
-    PORTA_CUDA_CALL(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &v));
+    PORTA_CUDA_CALL(cudaMemPoolGetAttribute, (pool, cudaMemPoolAttrUsedMemCurrent, &v));
     out->bytes_in_use = v;
-    PORTA_CUDA_CALL(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &v));
+    PORTA_CUDA_CALL(cudaMemPoolGetAttribute, (pool, cudaMemPoolAttrReservedMemCurrent, &v));
     out->bytes_reserved = v;
-    PORTA_CUDA_CALL(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &v));
+    PORTA_CUDA_CALL(cudaMemPoolGetAttribute, (pool, cudaMemPoolAttrUsedMemHigh, &v));
     out->peak_bytes_in_use = v;
   }
   out->alloc_count = device_state(dev).alloc_count.load(std::memory_order_relaxed);
@@ -187,8 +188,8 @@ porta_status empty_cache(int dev) noexcept {
   if (const porta_status st = pool_of(dev, &pool, &pooled); st != PORTA_OK) return st;
   if (!pooled) return PORTA_OK;
   // Frees still pending on streams hold their blocks until they run.
-  PORTA_CUDA_CALL(cudaDeviceSynchronize());
-  PORTA_CUDA_CALL(cudaMemPoolTrimTo(pool, 0));
+  PORTA_CUDA_CALL(cudaDeviceSynchronize, ());
+  PORTA_CUDA_CALL(cudaMemPoolTrimTo, (pool, 0));
   return PORTA_OK;
 }
 
@@ -201,7 +202,7 @@ porta_status stream_create(int dev, porta_stream* out) noexcept {
   cudaStream_t s = nullptr;
   // Blocking (default flags): the legacy default stream waits for it, so frees issued there come
   // after this stream's work.
-  PORTA_CUDA_CALL(cudaStreamCreate(&s));
+  PORTA_CUDA_CALL(cudaStreamCreate, (&s));
   *out = reinterpret_cast<porta_stream>(s);
   return PORTA_OK;
 }
@@ -218,7 +219,7 @@ porta_status stream_destroy(int dev, porta_stream s) noexcept {
 
 porta_status stream_synchronize(int dev, porta_stream s) noexcept {
   PORTA_CUDA_ENTER(dev, "stream_synchronize");
-  PORTA_CUDA_CALL(cudaStreamSynchronize(native(s)));
+  PORTA_CUDA_CALL(cudaStreamSynchronize, (native(s)));
   return PORTA_OK;
 }
 
@@ -239,7 +240,7 @@ porta_status stream_query(int dev, porta_stream s, int* done) noexcept {
 porta_status stream_wait_event(int dev, porta_stream s, porta_event ev) noexcept {
   if (ev == nullptr) return set_error(PORTA_ERR_INVALID, "stream_wait_event: NULL event");
   PORTA_CUDA_ENTER(dev, "stream_wait_event");
-  PORTA_CUDA_CALL(cudaStreamWaitEvent(native(s), native(ev), 0));
+  PORTA_CUDA_CALL(cudaStreamWaitEvent, (native(s), native(ev), 0));
   return PORTA_OK;
 }
 
@@ -248,7 +249,7 @@ porta_status event_create(int dev, porta_event* out) noexcept {
   *out = nullptr;
   PORTA_CUDA_ENTER(dev, "event_create");
   cudaEvent_t e = nullptr;
-  PORTA_CUDA_CALL(cudaEventCreate(&e));  // timing enabled: Event::elapsed_ms works on any pair
+  PORTA_CUDA_CALL(cudaEventCreate, (&e));  // timing enabled: Event::elapsed_ms works on any pair
   *out = reinterpret_cast<porta_event>(e);
   return PORTA_OK;
 }
@@ -256,21 +257,21 @@ porta_status event_create(int dev, porta_event* out) noexcept {
 porta_status event_destroy(int dev, porta_event ev) noexcept {
   if (ev == nullptr) return PORTA_OK;
   PORTA_CUDA_ENTER(dev, "event_destroy");
-  PORTA_CUDA_CALL(cudaEventDestroy(native(ev)));
+  PORTA_CUDA_CALL(cudaEventDestroy, (native(ev)));
   return PORTA_OK;
 }
 
 porta_status event_record(int dev, porta_event ev, porta_stream s) noexcept {
   if (ev == nullptr) return set_error(PORTA_ERR_INVALID, "event_record: NULL event");
   PORTA_CUDA_ENTER(dev, "event_record");
-  PORTA_CUDA_CALL(cudaEventRecord(native(ev), native(s)));
+  PORTA_CUDA_CALL(cudaEventRecord, (native(ev), native(s)));
   return PORTA_OK;
 }
 
 porta_status event_synchronize(int dev, porta_event ev) noexcept {
   if (ev == nullptr) return set_error(PORTA_ERR_INVALID, "event_synchronize: NULL event");
   PORTA_CUDA_ENTER(dev, "event_synchronize");
-  PORTA_CUDA_CALL(cudaEventSynchronize(native(ev)));
+  PORTA_CUDA_CALL(cudaEventSynchronize, (native(ev)));
   return PORTA_OK;
 }
 
@@ -292,7 +293,7 @@ porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float
   if (start == nullptr || end == nullptr || ms == nullptr)
     return set_error(PORTA_ERR_INVALID, "event_elapsed_ms: NULL argument");
   PORTA_CUDA_ENTER(dev, "event_elapsed_ms");
-  PORTA_CUDA_CALL(cudaEventElapsedTime(ms, native(start), native(end)));
+  PORTA_CUDA_CALL(cudaEventElapsedTime, (ms, native(start), native(end)));
   return PORTA_OK;
 }
 

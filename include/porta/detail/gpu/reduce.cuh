@@ -20,7 +20,9 @@
 //    of 32, then s = 2 and 1 inside the thread. Every step pairs exactly the lanes of the canonical
 //    tree, so the bits do not depend on the warp size: a shuffle never crosses 32 lanes, which is a
 //    whole warp on NVIDIA and on wave32 AMD GPUs, and half a wavefront on wave64 ones.
-// 2. reduce_strided_kernel, for columns ([outer, n, inner] with inner > 1) and short rows: a block
+// 2. reduce_group_kernel, for rows of at most 128 elements: the block mapping shrunk to G <= 32
+//    threads per row (the lane tree over 4G lanes), several rows per block.
+// 3. reduce_strided_kernel, for columns ([outer, n, inner] with inner > 1): a block
 //    of TX x TY threads serves TX outputs (consecutive along inner: coalesced), each chunk split
 //    into TY in-order subtrees of leaves; a thread streams its leaves in order and merges them with
 //    a binary counter (the in-order tree needs one pending value per level), then the TY subtree
@@ -48,8 +50,8 @@ namespace porta::detail::gpu {
 inline constexpr int kReduceThreads = static_cast<int>(kReduceLanes / 4);
 static_assert(kReduceThreads == 256, "the block mapping holds 4 lanes per thread");
 inline constexpr int kReduceGroup = 32;  // threads of the shuffle stage; must divide every warp size
-// Rows of the last axis at least this long use the block kernel; shorter ones the strided kernel.
-inline constexpr std::int64_t kReduceShortRow = 256;
+// Rows of the last axis up to this long use the group kernel, longer ones the block kernel.
+inline constexpr std::int64_t kReduceShortRow = 4 * kReduceGroup;
 
 // Lanes 4t..4t+3 of thread t.
 template <class T>
@@ -230,6 +232,51 @@ __global__ void __launch_bounds__(kReduceThreads)
   }
 }
 
+// ---- group mapping (short rows) -----------------------------------------------------------------
+
+// Rows of n <= 4G elements, G threads per row (G a power of two up to kReduceGroup). Only lanes
+// 0..n-1 hold an element and the others hold the identity, so the steps s >= P = 4G of the lane
+// tree pair identities only and change nothing: what is left is the tree over P lanes. Thread t of
+// a group holds lanes 4t..4t+3 as in the block mapping, the steps s = 2G .. 4 are the shuffles
+// t / t + o for o = G/2 .. 1 inside the group, s = 2 and 1 happen in the thread. A row's loads are
+// one coalesced 16-byte access per thread. This is always the last pass (n <= 128 is one chunk).
+template <class Api, class T, class Op, class L>
+__global__ void __launch_bounds__(kReduceThreads)
+    reduce_group_kernel(L ld, Op op, std::int64_t rows, std::int64_t n, int group, T* out) {
+  const int t = static_cast<int>(threadIdx.x) % group;
+  const int rows_per_block = kReduceThreads / group;
+  const int len = static_cast<int>(n);
+  const int l0 = 4 * t;
+  // The loop bound is the same for the whole block, so every lane of every warp reaches every
+  // shuffle (rows past the end carry identities).
+  for (std::int64_t r0 = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; r0 < rows;
+       r0 += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
+    const std::int64_t row = r0 + static_cast<int>(threadIdx.x) / group;
+    const T id = Op::template identity<T>();
+    Quad<T> acc{id, id, id, id};
+    if (row < rows && l0 < len) {
+      const std::int64_t i = row * n + l0;
+      if (l0 + 4 <= len) {
+        combine4(acc, ld.vec_ok(row * n) ? ld.template load4<true>(i) : ld.template load4<false>(i), op);
+      } else {
+        acc.x = op(acc.x, ld.load(i));
+        if (l0 + 1 < len) acc.y = op(acc.y, ld.load(i + 1));
+        if (l0 + 2 < len) acc.z = op(acc.z, ld.load(i + 2));
+      }
+    }
+    for (int o = group / 2; o >= 1; o /= 2) {
+      Quad<T> u;
+      u.x = Api::shfl_down(acc.x, o, group);
+      u.y = Api::shfl_down(acc.y, o, group);
+      u.z = Api::shfl_down(acc.z, o, group);
+      u.w = Api::shfl_down(acc.w, o, group);
+      combine4(acc, u, op);
+    }
+    const T r = op(op(acc.x, acc.z), op(acc.y, acc.w));
+    if (t == 0 && row < rows) out[row] = canonical_nan(r);
+  }
+}
+
 // ---- strided mapping (columns, short rows) ------------------------------------------------------
 
 PORTA_HOST_DEVICE inline int reduce_leaf_bits(int len) {
@@ -370,7 +417,14 @@ template <class Api, class T, class Op, class L>
 typename Api::Error reduce_pass(const L& ld, Op op, std::int64_t outer, std::int64_t n, std::int64_t inner, T* out,
                                 typename Api::Stream s) {
   const std::int64_t chunks = reduce_chunks(n);
-  if (inner == 1 && (n >= kReduceShortRow || outer <= 2048)) {
+  if (inner == 1 && n <= kReduceShortRow) {
+    int group = 1;
+    while (4 * group < n) group *= 2;
+    const std::int64_t rows_per_block = kReduceThreads / group;
+    const std::int64_t grid = clamp_grid((outer + rows_per_block - 1) / rows_per_block, kMaxGrid);
+    reduce_group_kernel<Api, T, Op, L>
+        <<<static_cast<unsigned>(grid), kReduceThreads, 0, s>>>(ld, op, outer, n, group, out);
+  } else if (inner == 1) {
     auto kernel = reduce_rows_kernel<Api, PORTA_GPU_REDUCE_BATCH, T, Op, L>;
     const std::int64_t items = outer * chunks;
     std::int64_t grid = items;
