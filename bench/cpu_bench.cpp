@@ -25,6 +25,7 @@
 
 #include "common.hpp"
 #include "cpu_peers.hpp"
+#include "host_buffer.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -121,31 +122,8 @@ void porta_vector(benchmark::State& st, const std::string& id, Op op, std::int64
 }
 
 // ---- OpenMP loops (the ceiling) ---------------------------------------------------------------
-// Buffers are first touched by the threads that later use them (static schedule, as the loops), so
-// pages land where a NUMA machine wants them.
-template <class T>
-struct RawVectors {
-  std::unique_ptr<T[]> x, y, out;
-};
-
-template <class T>
-std::unique_ptr<T[]> raw_copy_of(const T* src, std::int64_t n) {
-  std::unique_ptr<T[]> p(new T[static_cast<std::size_t>(n)]);
-  T* d = p.get();
-  PB_OMP("omp parallel for schedule(static)")
-  for (std::int64_t i = 0; i < n; ++i) d[i] = src ? src[i] : T(0);
-  return p;
-}
-
-template <class T>
-RawVectors<T> make_raw_vectors(Op op, std::int64_t n) {
-  RawVectors<T> v;
-  if (pb::inputs_of(op) >= 1) v.x = raw_copy_of(pb::host_random<T>(n, 0), n);
-  if (pb::inputs_of(op) >= 2) v.y = raw_copy_of(pb::host_random<T>(n, 1), n);
-  if (pb::has_output(op)) v.out = raw_copy_of<T>(nullptr, n);
-  return v;
-}
-
+// Their buffers (host_buffer.hpp) get the same kind of memory as porta's pool and are first touched
+// by the threads that later stream them.
 // Out of line, so that the compiler cannot fold one iteration's work into the next.
 template <class T>
 [[gnu::noinline]] void omp_copy(const T* __restrict x, T* __restrict o, std::int64_t n) {
@@ -203,7 +181,7 @@ template <class T>
 template <class T>
 void openmp_vector(benchmark::State& st, const std::string& id, Op op, std::int64_t n, bool add3) {
   const Op data_op = add3 ? Op::add : op;
-  auto& v = pb::tenant<RawVectors<T>>(id, [&] { return make_raw_vectors<T>(data_op, n); });
+  auto& v = pb::tenant<pb::HostVectors<T>>(id, [&] { return pb::make_host_vectors<T>(data_op, n); });
   T alpha = pb::kAlpha<T>;
   switch (data_op) {
     case Op::copy:
@@ -292,11 +270,11 @@ void blas_gemm(int m, int n, int k, const T* a, const T* b, T* c) {
 
 template <class T>
 void blas_matmul(benchmark::State& st, const std::string& id, MatmulShape s) {
-  auto& v = pb::tenant<RawVectors<T>>(id, [&] {
-    RawVectors<T> r;
-    r.x = raw_copy_of(pb::host_random<T>(s.m * s.k, 0), s.m * s.k);
-    r.y = raw_copy_of(pb::host_random<T>(s.k * s.n, 1), s.k * s.n);
-    r.out = raw_copy_of<T>(nullptr, s.m * s.n);
+  auto& v = pb::tenant<pb::HostVectors<T>>(id, [&] {
+    pb::HostVectors<T> r;
+    r.x = pb::HostBuffer<T>(s.m * s.k, pb::host_random<T>(s.m * s.k, 0));
+    r.y = pb::HostBuffer<T>(s.k * s.n, pb::host_random<T>(s.k * s.n, 1));
+    r.out = pb::HostBuffer<T>(s.m * s.n);
     return r;
   });
   for (auto _ : st)

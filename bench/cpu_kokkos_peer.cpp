@@ -9,40 +9,23 @@
 
 #include "common.hpp"
 #include "cpu_peers.hpp"
+#include "host_buffer.hpp"
 
 namespace porta_bench {
 namespace {
 
+// Unmanaged views over the same kind of buffers as every other CPU implementation (host_buffer.hpp),
+// so that page size and first touch do not differ between them.
 template <class T>
-struct KokkosVectors {
-  Kokkos::View<T*> x, y, out;
-};
-
-template <class T>
-Kokkos::View<T*> kokkos_view_of(const char* label, const T* host, std::int64_t n) {
-  Kokkos::View<T*> v(std::string(label), static_cast<std::size_t>(n));  // zero-filled in parallel: first touch
-  if (host) {
-    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host,
-                                                                                         static_cast<std::size_t>(n));
-    Kokkos::deep_copy(v, h);
-  }
-  return v;
-}
-
-template <class T>
-KokkosVectors<T> make_kokkos_vectors(Op op, std::int64_t n) {
-  KokkosVectors<T> v;
-  if (inputs_of(op) >= 1) v.x = kokkos_view_of("x", host_random<T>(n, 0), n);
-  if (inputs_of(op) >= 2) v.y = kokkos_view_of("y", host_random<T>(n, 1), n);
-  if (has_output(op)) v.out = kokkos_view_of<T>("out", nullptr, n);
-  return v;
-}
+using HostView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 template <class T>
 void kokkos_vector(benchmark::State& st, const std::string& id, Op op, std::int64_t n) {
-  auto& v = tenant<KokkosVectors<T>>(id, [&] { return make_kokkos_vectors<T>(op, n); });
-  // Views are captured by value (reference-counted handles), as in any Kokkos code.
-  const Kokkos::View<T*> x = v.x, y = v.y, out = v.out;
+  auto& v = tenant<HostVectors<T>>(id, [&] { return make_host_vectors<T>(op, n); });
+  // Views are captured by value, as in any Kokkos code.
+  const auto count = static_cast<std::size_t>(n);
+  const HostView<T> x(v.x.get(), v.x.get() ? count : 0), y(v.y.get(), v.y.get() ? count : 0),
+      out(v.out.get(), v.out.get() ? count : 0);
   const auto range = Kokkos::RangePolicy<Kokkos::IndexType<std::int64_t>>(0, n);
   T alpha = kAlpha<T>;
   switch (op) {

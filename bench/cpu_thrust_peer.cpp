@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Peer "thrust-omp": Thrust compiled by the plain C++ compiler with THRUST_DEVICE_SYSTEM_OMP (set on
-// this file by bench/CMakeLists.txt), so thrust::device_vector lives in host memory and every
-// algorithm is an OpenMP loop. This is what a Thrust user gets on a CPU-only build.
+// this file by bench/CMakeLists.txt), so every algorithm is an OpenMP loop. This is what a Thrust
+// user gets on a CPU-only build. The algorithms run with thrust::omp::par on the same kind of
+// buffers as every other CPU implementation (host_buffer.hpp) rather than on a device_vector, whose
+// allocator would hand out 4 KiB pages and turn the comparison into one of page sizes.
 #include <thrust/copy.h>
-#include <thrust/device_vector.h>
 #include <thrust/fill.h>
 #include <thrust/functional.h>
 #include <thrust/inner_product.h>
 #include <thrust/reduce.h>
+#include <thrust/system/omp/execution_policy.h>
 #include <thrust/transform.h>
 #include <thrust/version.h>
 
@@ -18,6 +20,7 @@
 
 #include "common.hpp"
 #include "cpu_peers.hpp"
+#include "host_buffer.hpp"
 
 #if THRUST_DEVICE_SYSTEM != THRUST_DEVICE_SYSTEM_OMP
 #error "cpu_thrust_peer.cpp must be compiled with -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP"
@@ -25,27 +28,6 @@
 
 namespace porta_bench {
 namespace {
-
-template <class T>
-struct ThrustVectors {
-  thrust::device_vector<T> x, y, out;
-};
-
-template <class T>
-ThrustVectors<T> make_thrust_vectors(Op op, std::int64_t n) {
-  ThrustVectors<T> v;
-  const auto count = static_cast<std::size_t>(n);
-  if (inputs_of(op) >= 1) {
-    const T* h = host_random<T>(n, 0);
-    v.x.assign(h, h + count);
-  }
-  if (inputs_of(op) >= 2) {
-    const T* h = host_random<T>(n, 1);
-    v.y.assign(h, h + count);
-  }
-  if (has_output(op)) v.out.resize(count, T(0));
-  return v;
-}
 
 template <class T>
 struct Scale {
@@ -60,45 +42,49 @@ struct Axpy {
 
 template <class T>
 void thrust_vector(benchmark::State& st, const std::string& id, Op op, std::int64_t n) {
-  auto& v = tenant<ThrustVectors<T>>(id, [&] { return make_thrust_vectors<T>(op, n); });
+  auto& v = tenant<HostVectors<T>>(id, [&] { return make_host_vectors<T>(op, n); });
+  const auto par = thrust::omp::par;
+  T* x = v.x.get();
+  T* y = v.y.get();
+  T* out = v.out.get();
   T alpha = kAlpha<T>;
   switch (op) {
     case Op::copy:
-      for (auto _ : st) thrust::copy(v.x.begin(), v.x.end(), v.out.begin());
+      for (auto _ : st) thrust::copy(par, x, x + n, out);
       break;
     case Op::scale:
-      for (auto _ : st) thrust::transform(v.x.begin(), v.x.end(), v.out.begin(), Scale<T>{alpha});
+      for (auto _ : st) thrust::transform(par, x, x + n, out, Scale<T>{alpha});
       break;
     case Op::axpy:
       for (auto _ : st) {
-        thrust::transform(v.x.begin(), v.x.end(), v.y.begin(), v.y.begin(), Axpy<T>{alpha});
+        thrust::transform(par, x, x + n, y, y, Axpy<T>{alpha});
         alpha = -alpha;
       }
       break;
     case Op::fourop:
-      for (auto _ : st) thrust::transform(v.x.begin(), v.x.end(), v.y.begin(), v.out.begin(), FourOp<T>{});
+      for (auto _ : st) thrust::transform(par, x, x + n, y, out, FourOp<T>{});
       break;
     case Op::add:
-      for (auto _ : st) thrust::transform(v.x.begin(), v.x.end(), v.y.begin(), v.out.begin(), thrust::plus<T>());
+      for (auto _ : st) thrust::transform(par, x, x + n, y, out, thrust::plus<T>());
       break;
     case Op::fill:
-      for (auto _ : st) thrust::fill(v.out.begin(), v.out.end(), alpha);
+      for (auto _ : st) thrust::fill(par, out, out + n, alpha);
       break;
     case Op::sum:
       for (auto _ : st) {
-        T r = thrust::reduce(v.x.begin(), v.x.end(), T(0));
+        T r = thrust::reduce(par, x, x + n, T(0));
         benchmark::DoNotOptimize(r);
       }
       break;
     case Op::dot:
       for (auto _ : st) {
-        T r = thrust::inner_product(v.x.begin(), v.x.end(), v.y.begin(), T(0));
+        T r = thrust::inner_product(par, x, x + n, y, T(0));
         benchmark::DoNotOptimize(r);
       }
       break;
     case Op::max:
       for (auto _ : st) {
-        T r = thrust::reduce(v.x.begin(), v.x.end(), std::numeric_limits<T>::lowest(), thrust::maximum<T>());
+        T r = thrust::reduce(par, x, x + n, std::numeric_limits<T>::lowest(), thrust::maximum<T>());
         benchmark::DoNotOptimize(r);
       }
       break;
