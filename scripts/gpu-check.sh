@@ -39,7 +39,9 @@ if [ -d .vendor ]; then
   export LD_LIBRARY_PATH="$v/blas:$v/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
-{ nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1; nproc; } >"$OUT/machine.txt" 2>&1
+# At most eight files come back from the GPU machine: keep to build, test, sanitizer, bench, mlp and
+# summary logs plus bench.sh's own outputs.
+{ date; nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1; nproc; } >"$OUT/test.log" 2>&1
 
 if want build; then
   run configure "$OUT/build.log" cmake --preset gpu-check -B "$build" "${vendor_args[@]}"
@@ -48,9 +50,9 @@ fi
 
 if want test; then
   run porta-info "$OUT/test.log" "$build/bin/porta-info"
-  "$build/bin/porta-info" --json >"$OUT/porta-info.json" 2>&1
+  "$build/bin/porta-info" --json >>"$OUT/test.log" 2>&1
   # Each algorithm test runs on every device porta finds: cpu and cuda:0 here.
-  run "ctest (cpu + cuda:0)" "$OUT/test.log" ctest --test-dir "$build" --output-on-failure -j 4
+  run "ctest (cpu + cuda:0)" "$OUT/test.log" ctest --test-dir "$build" --output-on-failure -j 8
   run "ctest examples on cpu" "$OUT/test.log" env PORTA_DEVICE=cpu ctest --test-dir "$build" -L examples --output-on-failure
 fi
 
@@ -63,7 +65,7 @@ if want sanitize && command -v compute-sanitizer >/dev/null; then
 fi
 
 if want bench; then
-  run "bench" "$OUT/bench.log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT"
+  run "bench" "$OUT/bench.log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT" ${PORTA_BENCH_ARGS:-}
 fi
 
 if want mlp && [ -x "$build/bin/mlp" ]; then
