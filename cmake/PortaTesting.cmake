@@ -69,13 +69,17 @@ function(porta_add_catch_test target)
   endforeach()
   if(PORTA_CATCH2_DISCOVER)
     if(_exclude)
-      set(_spec TEST_SPEC "${_exclude}")
+      # an explicit spec would select hidden ([.]) test cases too: keep them out
+      set(_spec TEST_SPEC "${_exclude}~[.]")
     endif()
     catch_discover_tests(${target}
       TEST_PREFIX "${target}:"
       ${_spec}
       PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
   else()
+    if(_exclude)
+      string(APPEND _exclude "~[.]")
+    endif()
     add_test(NAME ${target} COMMAND ${target} ${_exclude})
     set_tests_properties(${target} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
   endif()

@@ -52,7 +52,7 @@ Bits<T> reference(const std::vector<T>& h, const std::vector<T>& w, const std::v
           ref::reduce(h, ref::Op::min),
           ref::reduce(h, ref::Op::max),
           ref::reduce(hp, ref::Op::prod),
-          static_cast<double>(s) / static_cast<double>(h.size())};
+          ref::mean_from_sum(s, static_cast<std::int64_t>(h.size()))};
 }
 
 // Wide exponent range and heavy cancellation: m * 2^e with m in ±[1, 2), e in ±emax, and pairs of

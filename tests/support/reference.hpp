@@ -169,6 +169,17 @@ T norm2(const std::vector<T>& x) {
   return canonical_nan(static_cast<T>(std::sqrt(ss)));
 }
 
+// porta::mean's contract (algorithms.hpp): sum / size divided on the host, floating point in T
+// (then widened to double), integers in double.
+template <class T>
+double mean_from_sum(T sum, std::int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(canonical_nan(static_cast<T>(sum / static_cast<T>(n))));
+  } else {
+    return static_cast<double>(sum) / static_cast<double>(n);
+  }
+}
+
 // Reduction of x viewed as [outer, n, inner] over the middle axis: result [outer * inner].
 template <class T>
 std::vector<T> reduce_axis(const std::vector<T>& x, std::int64_t outer, std::int64_t n, std::int64_t inner, Op op) {
