@@ -15,9 +15,10 @@
 #
 # - CMAKE_HIP_COMPILER: the clang++ that hipcc runs (Debian's hipcc runs /usr/bin/clang++-15,
 #   while /usr/bin/clang++ is clang 14, which CMake would pick on its own).
-# - CMAKE_HIP_FLAGS: hipcc's --rocm-path and --hip-device-lib-path. ROCm's own clang finds the HIP
-#   headers and device libraries beside itself; a distribution's clang (Debian bookworm, ROCm 5.2)
-#   does not, and fails with "cannot find ROCm device library".
+# - CMAKE_HIP_FLAGS: hipcc's --rocm-path, --hip-device-lib-path and --hip-version. ROCm's own clang
+#   finds the HIP headers, device libraries and version beside itself; a distribution's clang
+#   (Debian bookworm, ROCm 5.2) does not: it fails with "cannot find ROCm device library", and
+#   without a HIP version it leaves out the runtime wrapper that defines __host__/__device__.
 # - CMAKE_HIP_COMPILER_ROCM_ROOT: CMake 3.21-3.27 require <root>/lib/cmake/hip-lang, but Debian
 #   installs it under lib/<multiarch>/cmake. A one-file forwarding package in the build tree fills
 #   the gap (it also points at amd_comgr, which CMake's HIP try_compile projects cannot find there
@@ -49,7 +50,7 @@ function(_porta_hip_probe ok_var why_var archs)
     return()
   endif()
 
-  set(_key "${PORTA_HIPCC}|${_user_compiler}|${archs}|${CMAKE_VERSION}")
+  set(_key "3|${PORTA_HIPCC}|${_user_compiler}|${archs}|${CMAKE_VERSION}")  # 3: the probe's version
   if(DEFINED PORTA_HIP_PROBE_KEY AND PORTA_HIP_PROBE_KEY STREQUAL _key)
     set(${ok_var} ${PORTA_HIP_PROBE_OK} PARENT_SCOPE)
     set(${why_var} "${PORTA_HIP_PROBE_WHY}" PARENT_SCOPE)
@@ -59,9 +60,11 @@ function(_porta_hip_probe ok_var why_var archs)
   set(_dir ${CMAKE_BINARY_DIR}/CMakeFiles/PortaHipProbe)
   file(REMOVE_RECURSE ${_dir})
   file(MAKE_DIRECTORY ${_dir}/src)
+  # __host__ __device__ before any include, as in a user kernel that includes porta's headers first.
   file(WRITE ${_dir}/src/probe.hip
+       "__host__ __device__ inline float porta_probe_twice(float v) { return v + v; }\n"
        "#include <hip/hip_runtime.h>\n"
-       "__global__ void porta_probe_kernel(float* x) { x[threadIdx.x] += 1.0f; }\n"
+       "__global__ void porta_probe_kernel(float* x) { x[threadIdx.x] = porta_probe_twice(x[threadIdx.x]); }\n"
        "extern \"C\" int porta_probe(void) {\n"
        "  int n = 0;\n"
        "  return hipGetDeviceCount(&n) == hipSuccess ? n : -1;\n"
@@ -103,14 +106,18 @@ function(_porta_hip_probe ok_var why_var archs)
       if(NOT _compiler)
         set(_compiler "${_cmd_compiler}")
       endif()
-      if(_cmd_args MATCHES "--rocm-path=(\"[^\"]*\"|[^ ]+)")
-        string(REPLACE "\"" "" _rocm_root "${CMAKE_MATCH_1}")
-        list(APPEND _flags "--rocm-path=${_rocm_root}")
-      endif()
-      if(_cmd_args MATCHES "--hip-device-lib-path=(\"[^\"]*\"|[^ ]+)")
-        string(REPLACE "\"" "" _devlibs "${CMAKE_MATCH_1}")
-        list(APPEND _flags "--hip-device-lib-path=${_devlibs}")
-      endif()
+      # --hip-version matters as much as the paths: without it, a clang that does not recognise
+      # the ROCm layout also skips its HIP runtime wrapper, and __host__/__device__ stay undefined
+      # until hip_runtime.h is included (porta's headers come first in user kernels).
+      foreach(_opt rocm-path hip-device-lib-path rocm-device-lib-path hip-version)
+        if(_cmd_args MATCHES "--${_opt}=(\"[^\"]*\"|[^ ]+)")
+          string(REPLACE "\"" "" _value "${CMAKE_MATCH_1}")
+          list(APPEND _flags "--${_opt}=${_value}")
+          if(_opt STREQUAL "rocm-path")
+            set(_rocm_root "${_value}")
+          endif()
+        endif()
+      endforeach()
     endif()
   endif()
   if(NOT _compiler)
@@ -143,6 +150,17 @@ function(_porta_hip_probe ok_var why_var archs)
         endif()
       endforeach()
       string(APPEND _shim_text "include(\"${_hip_lang_cfg}\")\n")
+      if(_rocm_root STREQUAL "/usr")
+        # hip-lang adds <prefix>/include, here /usr/include, as an -isystem directory. Ahead of
+        # libstdc++'s own directories it breaks <cmath>'s #include_next <math.h>, which shows as
+        # soon as clang pre-includes its HIP runtime wrapper (it includes <cmath>): in CMake's
+        # compiler checks, before /usr/include is known to be implicit. It is searched anyway.
+        string(APPEND _shim_text
+               "foreach(_porta_t hip-lang::amdhip64 hip-lang::device)\n"
+               "  set_target_properties(\${_porta_t} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES \"\"\n"
+               "                        INTERFACE_SYSTEM_INCLUDE_DIRECTORIES \"\")\n"
+               "endforeach()\n")
+      endif()
       file(WRITE ${_shim}/lib/cmake/hip-lang/hip-lang-config.cmake "${_shim_text}")
       set(_root_for_cmake ${_shim})
     endif()
