@@ -22,27 +22,9 @@ namespace porta::detail::gpu {
 
 inline constexpr int kMapUnroll = 2;  // 16-byte vectors per operand per thread and iteration
 
-// float -> integer conversion as the CPU backend defines it: NaN -> 0, out of range saturates;
-// integer narrowing wraps; everything else is static_cast.
-// TODO(lead): one ConvertOp in porta/detail/ops.hpp for both backends (cpu_maps.cpp has a copy).
+// Casts follow ops.hpp's ConvertOp: NaN -> 0, out of range saturates, integer narrowing wraps.
 template <class To>
-struct ConvertTo {
-  template <class From>
-  PORTA_HOST_DEVICE To operator()(From v) const {
-    if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-      constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-      constexpr From hi = -lo;
-      if (!(v == v)) return To(0);
-      if (v < lo) return std::numeric_limits<To>::min();
-      if (v >= hi) return std::numeric_limits<To>::max();
-      return static_cast<To>(v);
-    } else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>) {
-      return static_cast<To>(static_cast<std::make_unsigned_t<To>>(v));
-    } else {
-      return static_cast<To>(v);
-    }
-  }
-};
+using ConvertTo = ConvertOp<To>;  // one definition: ops.hpp
 
 template <class T>
 struct ConstantOf {

@@ -24,25 +24,10 @@ porta_status check_map(int dev, porta_dtype dt, std::int64_t n, const void* x, c
 }
 
 // ---- cast ---------------------------------------------------------------------------------------
-// static_cast, except float -> integer where C++ leaves NaN and out-of-range values undefined:
-// NaN becomes 0 and everything else saturates to the integer's range (what NumPy's astype does
-// on ARM and what CUDA's __float2int_rz does). Integer -> integer narrowing wraps (two's
-// complement), integer -> float rounds to nearest.
+// Semantics (NaN -> 0, saturation, wrapping) are ops.hpp's ConvertOp, shared with the GPU kernels.
 template <class To, class From>
 inline To convert(From v) {
-  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    // -2^(bits-1) is exactly representable in float and double, so both bounds are exact.
-    constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-    constexpr From hi = -lo;
-    if (!(v == v)) return To(0);
-    if (v < lo) return std::numeric_limits<To>::min();
-    if (v >= hi) return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>) {
-    return static_cast<To>(static_cast<std::make_unsigned_t<To>>(v));
-  } else {
-    return static_cast<To>(v);
-  }
+  return ConvertOp<To>{}(v);
 }
 
 template <class To, class From>

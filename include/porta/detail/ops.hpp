@@ -162,9 +162,32 @@ PORTA_HOST_DEVICE inline T canonical_nan(T x) {
 // ---- elementwise ops --------------------------------------------------------------------------
 // Integer division by zero yields 0 instead of trapping; integer sqrt/exp/... go through double.
 
+// Elementwise conversion, static_cast except where C++ leaves it undefined: float -> integer
+// maps NaN to 0 and saturates out-of-range values (what CUDA's __float2int_rz does), integer ->
+// integer narrowing wraps (two's complement). Used by cast and by integer math through double.
+template <class To>
+struct ConvertOp {
+  template <class From>
+  PORTA_HOST_DEVICE To operator()(From v) const {
+    if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+      // -2^(bits-1) is exactly representable in float and double, so both bounds are exact.
+      constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
+      constexpr From hi = -lo;
+      if (!(v == v)) return To(0);
+      if (v < lo) return std::numeric_limits<To>::min();
+      if (v >= hi) return std::numeric_limits<To>::max();
+      return static_cast<To>(v);
+    } else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>) {
+      return static_cast<To>(static_cast<std::make_unsigned_t<To>>(v));
+    } else {
+      return static_cast<To>(v);
+    }
+  }
+};
+
 template <class T>
 PORTA_HOST_DEVICE inline T via_double(double v) {
-  return static_cast<T>(v);
+  return ConvertOp<T>{}(v);
 }
 
 struct NegOp {
@@ -283,7 +306,16 @@ struct PowOp {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
-      return via_double<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      // Exact, wrapping integer power by squaring: double pow is not exact on every device.
+      if (b < 0) return a == T(1) ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
+      T result = T(1);
+      T base = a;
+      while (b > 0) {
+        if (b & 1) result = mul_rn(result, base);
+        base = mul_rn(base, base);
+        b = static_cast<T>(b >> 1);
+      }
+      return result;
     }
   }
 };
