@@ -209,7 +209,7 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
   }
 #else
       (void)
-      flags;
+  flags;
 #endif
   return gemm_own(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   PORTA_CPU_CATCH(fn)

@@ -14,9 +14,10 @@
 //   bit (even for a NaN a, which op(identity, x) has already quietened), so tree steps whose
 //   right operand is such a lane are skipped. That makes short sequences (n = 3) cost 3 ops
 //   instead of 1023, which matters when there are millions of them (a reduction over a short axis).
-// - Along an inner axis (inner > 1), the lanes of a strip of consecutive outputs are updated
-//   together: row k of the strip is contiguous in memory, and lane (k mod kReduceLanes) of every
-//   output in the strip takes its element. Each output still sees exactly its canonical sequence.
+// - Along an inner axis (inner > 1), a task takes a strip of consecutive outputs and evaluates
+//   the lane tree depth first (StripTree), so it holds 11 strip-wide buffers instead of 1024 and
+//   every row of the strip is one long contiguous read. Many short rows (inner == 1, n <= 256) are
+//   done 16 at a time with their trees vectorised across rows (group_short).
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -81,8 +82,10 @@ T chunk_flat(const Src& src, std::int64_t first, std::int64_t len) {
   const Op op{};
   const T id = Op::template identity<T>();
   const std::int64_t used = std::min(len, kLanes);
-  for (std::int64_t l = 0; l < used; ++l) acc[l] = id;
-  std::int64_t base = 0;
+  // The first row initialises the lanes: op(identity, x), exactly as the canonical order says.
+  PORTA_SIMD
+  for (std::int64_t l = 0; l < used; ++l) acc[l] = op(id, src(first + l));
+  std::int64_t base = used;
   for (; base + kLanes <= len; base += kLanes) {
     const std::int64_t row = first + base;
     PORTA_SIMD
@@ -94,28 +97,108 @@ T chunk_flat(const Src& src, std::int64_t first, std::int64_t len) {
   return acc[0];
 }
 
-// One chunk of `width` interleaved sequences: element j of sequence i is src(first + j*stride + i),
-// j in [0, len), 0 < len <= kChunk. Writes the width results to out[0..width).
+// kGroup short sequences (len <= kLanes) of a contiguous input, sequence g at
+// src(first + g*len + j): each element is its own lane, and the lane trees of all the sequences
+// run together, vectorised across sequences (lane j of sequence g at acc[j*kGroup + g]).
+constexpr std::int64_t kGroup = 16;
 template <class T, class Op, class Src>
-void chunk_strip(const Src& src, std::int64_t first, std::int64_t stride, std::int64_t len, std::int64_t width, T* acc,
-                 T* out) {
+void group_short(const Src& src, std::int64_t first, std::int64_t len, T* acc, T* out) {
   const Op op{};
   const T id = Op::template identity<T>();
-  const std::int64_t used = std::min(len, kLanes);
-  std::fill(acc, acc + used * width, id);
-  for (std::int64_t j = 0; j < len; ++j) {
-    T* a = acc + (j & (kLanes - 1)) * width;
-    const std::int64_t row = first + j * stride;
-    PORTA_SIMD
-    for (std::int64_t i = 0; i < width; ++i) a[i] = op(a[i], src(row + i));
+  for (std::int64_t g = 0; g < kGroup; ++g) {
+    const std::int64_t row = first + g * len;
+    for (std::int64_t j = 0; j < len; ++j) acc[j * kGroup + g] = op(id, src(row + j));
   }
-  lane_tree(acc, used, width, op);
-  std::memcpy(out, acc, static_cast<std::size_t>(width) * sizeof(T));
+  lane_tree(acc, len, kGroup, op);
+  for (std::int64_t g = 0; g < kGroup; ++g) out[g] = acc[g];
 }
 
-// Lane storage of one strip: the strip is as wide as fits here, so that the lanes stay in L2
-// while rows stream through them.
-constexpr std::int64_t kStripBytes = std::int64_t(256) << 10;
+// One chunk of `width` interleaved sequences: element j of sequence i is src(first + j*stride + i),
+// j in [0, len), 0 < len <= kChunk, evaluated depth first. Writing R(c, t) for lane c after the
+// tree steps s >= t (R(c, kLanes) is lane c's sequential run), the canonical tree is
+//   R(c, s) = op(R(c, 2s), R(c + s, 2s))   (just R(c, 2s) when lane c + s never got an element)
+// and the result is R(0, 1). Evaluating that recursion depth first needs one width-wide buffer
+// per level (11) instead of all kLanes lanes, so strips can be wide and each row of a strip is a
+// long contiguous read, whatever n is. Same operations, same association: same bits.
+template <class T, class Op, class Src>
+struct StripTree {
+  const Src& src;
+  std::int64_t first, stride, len, used, width;
+  T* scratch;  // kLaneLevels * width
+  Op op;
+
+  // Columns are done kBlock at a time with a lane's running values in registers, so a lane of
+  // r rows costs r loads and one store per column instead of r loads and r stores.
+  static constexpr std::int64_t kBlock = 64 / static_cast<std::int64_t>(sizeof(T));
+
+  // Lane c's run (rows c, c + kLanes, ... of the chunk) for columns [i0, i0 + bw) into a.
+  inline void lane_block(std::int64_t c, std::int64_t i0, std::int64_t bw, T* a) const {
+    const T id = Op::template identity<T>();
+    const std::int64_t r0 = first + c * stride + i0;
+    PORTA_SIMD
+    for (std::int64_t k = 0; k < bw; ++k) a[k] = op(id, src(r0 + k));
+    for (std::int64_t j = c + kLanes; j < len; j += kLanes) {
+      const std::int64_t r = first + j * stride + i0;
+      PORTA_SIMD
+      for (std::int64_t k = 0; k < bw; ++k) a[k] = op(a[k], src(r + k));
+    }
+  }
+
+  // dst = lane(c)                       (Kind::lane)
+  // dst = op(lane(c), lane(d))          (Kind::pair)
+  // dst = op(dst, lane(c))              (Kind::accumulate)
+  enum class Kind { lane, pair, accumulate };
+  template <Kind kind>
+  void lanes(std::int64_t c, std::int64_t d, T* dst) const {
+    std::int64_t i0 = 0;
+    for (; i0 + kBlock <= width; i0 += kBlock) apply<kind>(c, d, i0, kBlock, dst);
+    if (i0 < width) apply<kind>(c, d, i0, width - i0, dst);
+  }
+  template <Kind kind>
+  inline void apply(std::int64_t c, std::int64_t d, std::int64_t i0, std::int64_t bw, T* dst) const {
+    alignas(64) T a[kBlock];
+    lane_block(c, i0, bw, a);
+    if constexpr (kind == Kind::lane) {
+      PORTA_SIMD
+      for (std::int64_t k = 0; k < bw; ++k) dst[i0 + k] = a[k];
+    } else if constexpr (kind == Kind::pair) {
+      alignas(64) T b[kBlock];
+      lane_block(d, i0, bw, b);
+      PORTA_SIMD
+      for (std::int64_t k = 0; k < bw; ++k) dst[i0 + k] = op(a[k], b[k]);
+    } else {
+      PORTA_SIMD
+      for (std::int64_t k = 0; k < bw; ++k) dst[i0 + k] = op(dst[i0 + k], a[k]);
+    }
+  }
+
+  // R(c, t) into dst; `level` = log2(t) picks the scratch buffer of a right operand. A subtree
+  // whose lanes have no partners below level t is just lane c (R(c, t) = R(c, 2t) = ... when
+  // c + t >= used), which lets leaves be read straight into the operation that consumes them.
+  void eval(std::int64_t c, std::int64_t t, int level, T* dst) const {
+    if (c + t >= used) return lanes<Kind::lane>(c, 0, dst);
+    if (c + 2 * t >= used) return lanes<Kind::pair>(c, c + t, dst);
+    eval(c, 2 * t, level + 1, dst);
+    const std::int64_t right = c + t;
+    if (right + 2 * t >= used) return lanes<Kind::accumulate>(right, 0, dst);
+    T* rhs = scratch + level * width;
+    eval(right, 2 * t, level + 1, rhs);
+    PORTA_SIMD
+    for (std::int64_t i = 0; i < width; ++i) dst[i] = op(dst[i], rhs[i]);
+  }
+};
+
+constexpr int kLaneLevels = [] {
+  int l = 0;
+  for (std::int64_t s = 1; s < kLanes; s *= 2) ++l;
+  return l;
+}();
+
+// Strip width target: long enough rows that reading a strip streams memory, short enough that the
+// level buffers (kLaneLevels of them) stay in L1/L2.
+constexpr std::int64_t kStripBytes = std::int64_t(32) << 10;
+// Sequences of at most this many elements along the last axis take group_short.
+constexpr std::int64_t kShortRun = 256;
 
 template <class T, class Op, class Src>
 void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const Src& src, T* y) {
@@ -131,36 +214,49 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
   std::vector<T> part;
   if (m > 1) part.resize(static_cast<std::size_t>(outer * m * inner));
   T* dst = m > 1 ? part.data() : y;
+  const std::int64_t align = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(sizeof(T)));
+  const int threads = max_threads();
+  const std::int64_t want_tasks = threads > 1 ? 4 * static_cast<std::int64_t>(threads) : 1;
 
-  if (inner == 1) {
+  if (inner == 1 && n <= kShortRun && outer >= kGroup) {
+    // Whole groups of kGroup rows; the last few rows (if any) are one task each.
+    const std::int64_t groups = outer / kGroup, rest = outer - groups * kGroup;
+    std::vector<T> lanes(static_cast<std::size_t>(n * kGroup * threads));
+    parallel_tasks(groups + rest, n * kGroup, [&](std::int64_t t, int thread) {
+      if (t < groups) {
+        group_short<T, Op>(src, t * kGroup * n, n, lanes.data() + n * kGroup * thread, y + t * kGroup);
+      } else {
+        const std::int64_t o = groups * kGroup + (t - groups);
+        y[o] = chunk_flat<T, Op>(src, o * n, n);
+      }
+    });
+  } else if (inner == 1) {
     parallel_tasks(outer * m, std::min(n, kChunk), [&](std::int64_t t, int) {
       const std::int64_t o = t / m, c = t % m;
       const std::int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
       dst[t] = chunk_flat<T, Op>(src, o * n + begin, len);
     });
   } else {
-    const std::int64_t used = std::min(std::min(n, kChunk), kLanes);
-    const std::int64_t align = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(sizeof(T)));
-    std::int64_t width = std::max(align, kStripBytes / static_cast<std::int64_t>(sizeof(T)) / used / align * align);
+    std::int64_t width = std::max(align, kStripBytes / static_cast<std::int64_t>(sizeof(T)));
     // Few outputs and few chunks: narrower strips, so that every thread gets some.
-    const std::int64_t want = 4 * static_cast<std::int64_t>(max_threads());
-    if (outer * m * ((inner + width - 1) / width) < want) {
-      const std::int64_t strips = (want + outer * m - 1) / (outer * m);
+    if (outer * m * ((inner + width - 1) / width) < want_tasks) {
+      const std::int64_t strips = (want_tasks + outer * m - 1) / (outer * m);
       width = std::max(align, ((inner + strips - 1) / strips + align - 1) / align * align);
     }
     width = std::min(width, inner);
     const std::int64_t strips = (inner + width - 1) / width;
     const std::int64_t rows = std::min(n, kChunk);
-    // Lane storage, one slice per thread, allocated here: nothing may throw inside the team.
-    const std::int64_t slice = used * width;
-    std::vector<T> lanes(static_cast<std::size_t>(slice * max_threads()));
+    // Level buffers, one set per thread, allocated here: nothing may throw inside the team.
+    const std::int64_t slice = kLaneLevels * width;
+    std::vector<T> scratch(static_cast<std::size_t>(slice * max_threads()));
     parallel_tasks(outer * m * strips, rows * width, [&](std::int64_t t, int thread) {
       const std::int64_t s = t % strips, oc = t / strips;
       const std::int64_t o = oc / m, c = oc % m;
       const std::int64_t i0 = s * width, w = std::min(width, inner - i0);
       const std::int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
-      T* acc = lanes.data() + slice * thread;
-      chunk_strip<T, Op>(src, (o * n + begin) * inner + i0, inner, len, w, acc, dst + oc * inner + i0);
+      const StripTree<T, Op, Src> tree{src, (o * n + begin) * inner + i0,    inner, len, std::min(len, kLanes),
+                                       w,   scratch.data() + slice * thread, Op{}};
+      tree.eval(0, 1, 0, dst + oc * inner + i0);
     });
   }
   if (m > 1) reduce_impl<T, Op>(outer, m, inner, Plain<T>{part.data()}, y);
