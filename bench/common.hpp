@@ -43,6 +43,11 @@ struct Limits {
   std::int64_t ts_rows = 65536;  // tall-skinny matmul: (ts_rows x ts_cols) * (ts_cols x ts_cols)
   std::int64_t ts_cols = 64;
   std::string only;  // comma-separated ops to register (empty: all); cheaper than a filter regex
+  // > 0: every case runs exactly this many iterations instead of Google Benchmark's time-based count.
+  // CI's smoke run uses it: on a loaded machine an OpenMP barrier sometimes waits a scheduler tick,
+  // the estimate from a fast first iteration then asks for thousands of slow ones, and a run meant to
+  // take seconds took minutes.
+  std::int64_t iterations = 0;
 };
 
 inline Limits& limits() {
@@ -59,10 +64,11 @@ inline bool parse_int(const char* text, long long* out) {
   return true;
 }
 
-// Reads PORTA_BENCH_{MIN,MAX}_LOG2, PORTA_BENCH_MATMUL_{MIN,MAX}, PORTA_BENCH_TS_ROWS and
-// PORTA_BENCH_OPS, then the flags --porta_min_log2=N, --porta_max_log2=N, --porta_matmul_min=N,
-// --porta_matmul_max=N, --porta_ts_rows=N, --porta_ops=a,b (flags win), and removes those flags from
-// argv before Google Benchmark sees them (it rejects flags it does not know).
+// Reads PORTA_BENCH_{MIN,MAX}_LOG2, PORTA_BENCH_MATMUL_{MIN,MAX}, PORTA_BENCH_TS_ROWS,
+// PORTA_BENCH_ITERATIONS and PORTA_BENCH_OPS, then the flags --porta_min_log2=N, --porta_max_log2=N,
+// --porta_matmul_min=N, --porta_matmul_max=N, --porta_ts_rows=N, --porta_iterations=N,
+// --porta_ops=a,b (flags win), and removes those flags from argv before Google Benchmark sees them
+// (it rejects flags it does not know).
 inline void parse_limits(int* argc, char** argv, int default_matmul_max) {
   Limits& l = limits();
   l.matmul_max = default_matmul_max;
@@ -72,12 +78,13 @@ inline void parse_limits(int* argc, char** argv, int default_matmul_max) {
     long long* value;
   };
   long long min_log2 = l.min_log2, max_log2 = l.max_log2, mm_min = l.matmul_min, mm_max = l.matmul_max,
-            ts_rows = l.ts_rows;
+            ts_rows = l.ts_rows, iterations = l.iterations;
   const Knob knobs[] = {{"PORTA_BENCH_MIN_LOG2", "--porta_min_log2=", &min_log2},
                         {"PORTA_BENCH_MAX_LOG2", "--porta_max_log2=", &max_log2},
                         {"PORTA_BENCH_MATMUL_MIN", "--porta_matmul_min=", &mm_min},
                         {"PORTA_BENCH_MATMUL_MAX", "--porta_matmul_max=", &mm_max},
-                        {"PORTA_BENCH_TS_ROWS", "--porta_ts_rows=", &ts_rows}};
+                        {"PORTA_BENCH_TS_ROWS", "--porta_ts_rows=", &ts_rows},
+                        {"PORTA_BENCH_ITERATIONS", "--porta_iterations=", &iterations}};
   for (const Knob& k : knobs) {
     const char* e = std::getenv(k.env);
     if (e && *e && !parse_int(e, k.value)) {
@@ -113,6 +120,7 @@ inline void parse_limits(int* argc, char** argv, int default_matmul_max) {
   // The tall-skinny case shrinks with the vector sizes so that a tiny CI run stays tiny.
   ts_rows = std::min<long long>(ts_rows, 1LL << l.max_log2);
   l.ts_rows = std::max<long long>(ts_rows, l.ts_cols);
+  l.iterations = std::max<long long>(iterations, 0);
 }
 
 // 2^min_log2, 2^(min_log2+2), ... <= 2^max_log2
@@ -349,8 +357,10 @@ inline benchmark::internal::Benchmark* add(const std::string& op, const char* dt
                                            std::int64_t size,
                                            std::function<void(benchmark::State&, const std::string& id)> fn) {
   const std::string name = bench_name(op, dtype, impl, size);
-  return benchmark::RegisterBenchmark(name.c_str(),
-                                      [name, fn](benchmark::State& st) { guarded(st, [&] { fn(st, name); }); });
+  auto* b = benchmark::RegisterBenchmark(name.c_str(),
+                                         [name, fn](benchmark::State& st) { guarded(st, [&] { fn(st, name); }); });
+  if (limits().iterations > 0) b->Iterations(limits().iterations);
+  return b;
 }
 
 inline void set_bytes(benchmark::State& st, double bytes_per_iteration) {

@@ -15,10 +15,11 @@
 #                 (default: out/bench)
 #   --build-dir   a build tree to use (configured with PORTA_BUILD_BENCH=ON if it is not yet);
 #                 default: build/bench
-#   --smoke       CI: every case once at tiny sizes (2^10..2^12, matmul 256, tall-skinny 4096x64)
-#                 in well under a minute, then the report; fails when a case fails.
+#   --smoke       CI: every case, 3 iterations each, at tiny sizes (2^10..2^12, matmul 256,
+#                 tall-skinny 4096x64) in well under a minute, then the report; fails when a case fails.
 #
-# Environment: PORTA_BENCH_MIN_LOG2, PORTA_BENCH_MATMUL_MIN, PORTA_BENCH_TS_ROWS reach the binaries
+# Environment: PORTA_BENCH_MIN_LOG2, PORTA_BENCH_MATMUL_MIN, PORTA_BENCH_TS_ROWS and
+# PORTA_BENCH_ITERATIONS (a fixed iteration count for every case) reach the binaries
 # as they are (bench/common.hpp); OMP_NUM_THREADS and OMP_PROC_BIND apply to porta and every CPU peer.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -69,7 +70,9 @@ build=${build:-build/bench}
 if [ "$smoke" = 1 ]; then
   max_log2=${max_log2:-12}
   matmul_max=${matmul_max:-256}
-  min_time=${min_time:-0.01}
+  # A fixed count, not a minimum time: under load, Google Benchmark's time-based estimate can ask
+  # for thousands of iterations that each wait on a descheduled OpenMP thread.
+  export PORTA_BENCH_ITERATIONS=${PORTA_BENCH_ITERATIONS:-3}
   export PORTA_BENCH_MIN_LOG2=${PORTA_BENCH_MIN_LOG2:-10}
   export PORTA_BENCH_TS_ROWS=${PORTA_BENCH_TS_ROWS:-4096}
 fi
