@@ -147,7 +147,9 @@ TEMPLATE_TEST_CASE("binary maps: array op array", "[map][binary]", PORTA_TEST_TY
       auto b2 = b.clone();
       bc.aa_into(a, b2, b2);
       PORTA_CHECK_RESULT(check(bc, dev, b2.to_vector(), ref));
-      // a op a with everything aliased
+      // a op a with everything aliased (not integer pow: a^a overflows, and converting an
+      // out-of-range double to an integer is undefined)
+      if (std::is_integral_v<T> && std::string(bc.name) == "pow") continue;
       auto s = a.clone();
       bc.aa_into(s, s, s);
       std::vector<long double> ref_self(ha.size());

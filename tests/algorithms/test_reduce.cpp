@@ -239,7 +239,7 @@ TEMPLATE_TEST_CASE("reductions propagate NaN as the canonical quiet NaN", "[redu
   REQUIRE(std::isnan(odd_nan));
   const T qnan = std::numeric_limits<T>::quiet_NaN();
   for (std::int64_t n : {1, 2, 1025, 32769, 100003}) {
-    INFO("n = " << n);
+    INFO("n = " << n << " on " << dev.to_string());
     auto h = porta_test::nonzero<T>(rng, n);
     const std::int64_t at = rng.index(n);
     h[at] = odd_nan;
