@@ -64,15 +64,15 @@ if want sanitize && command -v compute-sanitizer >/dev/null; then
   done
 fi
 
-if want bench; then
-  run "bench" "$OUT/bench.log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT" ${PORTA_BENCH_ARGS:-}
-fi
-
 if want mlp && [ -x "$build/bin/mlp" ]; then
   run "mlp porta" "$OUT/mlp.log" "$build/bin/mlp" --bench --batch 4096
   if python3 -c 'import torch' 2>/dev/null; then
     run "mlp torch" "$OUT/mlp.log" python3 scripts/mlp_torch.py --batch 4096
   fi
+fi
+
+if want bench; then
+  run "bench" "$OUT/bench.log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT" ${PORTA_BENCH_ARGS:-}
 fi
 
 echo

@@ -271,6 +271,11 @@ void reduce_op(porta_reduce_op op, std::int64_t outer, std::int64_t n, std::int6
   } else {
     reduce_impl<T, Op>(outer, n, inner, Plain<T>{xs}, ys);
   }
+  // Axis results stay on the device, where the front end cannot canonicalise a NaN payload as it
+  // does for full reductions; the GPU kernels do the same on their last write.
+  if constexpr (std::is_floating_point_v<T>) {
+    for (std::int64_t o = 0; o < outer * inner; ++o) ys[o] = canonical_nan(ys[o]);
+  }
 }
 
 }  // namespace

@@ -34,7 +34,12 @@ long double pow_ref(T a, T b) {
   if constexpr (is_fp<T>) {
     return std::pow(static_cast<long double>(a), static_cast<long double>(b));
   } else {
-    return static_cast<long double>(static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b))));
+    // Integer pow is exact and wraps (two's complement), like integer * : repeated 64-bit
+    // multiplication modulo 2^64, truncated to T, is the same residue.
+    if (b < 0) return a == T(1) ? 1.0L : (a == T(-1) ? ((b % 2) ? -1.0L : 1.0L) : 0.0L);
+    std::uint64_t r = 1;
+    for (T e = 0; e < b; ++e) r *= static_cast<std::uint64_t>(static_cast<std::int64_t>(a));
+    return static_cast<long double>(static_cast<T>(static_cast<std::make_unsigned_t<T>>(r)));
   }
 }
 

@@ -289,8 +289,10 @@ TEMPLATE_TEST_CASE("min and max order -0.0 below +0.0; sums keep the sign of zer
     INFO("n = " << n);
     std::vector<T> h(static_cast<std::size_t>(n));
     for (auto& v : h) v = rng.coin() ? pz : nz;
-    h[rng.index(n)] = pz;
-    h[rng.index(n)] = nz;
+    // one of each sign for sure, at distinct places
+    const std::int64_t at = rng.index(n);
+    h[static_cast<std::size_t>(at)] = pz;
+    h[static_cast<std::size_t>((at + 1 + rng.index(n - 1)) % n)] = nz;
     const auto x = Array<T>::from(h, dev);
     CHECK_BITS(porta::max(x), pz);
     CHECK_BITS(porta::min(x), nz);
