@@ -133,6 +133,7 @@ void parallel_ranges(std::int64_t n, std::int64_t grain, F&& f, std::int64_t ali
     if (b < e) f(b, e);
   }
 #else
+  (void)align;
   f(std::int64_t(0), n);
 #endif
 }

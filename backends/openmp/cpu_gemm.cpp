@@ -18,6 +18,7 @@
 // with OpenMP maps costs a little, but both run in turn, never at once.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdlib>
@@ -85,9 +86,11 @@ Isa isa() {
 porta_status gemm_own(porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                       porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
                       porta_scalar beta, void* c, std::int64_t ldc) {
-  // Below ~2 MFLOP a team costs more than it brings.
+  // A thread is worth it for ~16 MFLOP (0.1-1 ms on one core): below that, waking the team and
+  // packing the same A twice cost more than the thread brings.
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  const int threads = flops < 2e6 ? 1 : max_threads();
+  const int mt = max_threads();
+  const int threads = static_cast<int>(std::max(1.0, std::min(static_cast<double>(mt), flops / 16e6)));
   switch (isa()) {
 #if defined(PORTA_GEMM_X86_DISPATCH)
     case Isa::avx512:
