@@ -242,6 +242,8 @@ void load_gpu(BackendSlot& slot) {
     std::string why;
     if (try_plugin(path, slot, why)) {
       count_devices(slot);
+      // A plugin earlier on the path that failed is often the one the user meant to load.
+      if (slot.device_count == 0 && !failures.empty()) slot.reason += " (also tried: " + failures + ")";
       return;
     }
     // Keep looking (a later directory may hold a good copy) but remember every failure: the

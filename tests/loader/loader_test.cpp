@@ -90,19 +90,20 @@ void scenario_zero() {
 void scenario_baddep() {
   unavailable_common("libporta_fake_dep.so: cannot open shared object file");
   EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), "baddep/libporta_hip.so: ");
-  EXPECT(!hip_status().loaded);
+  // A HIP-enabled build goes on to its real plugin (no device here); the failure stays in the reason.
+  if (!hip_status().built) EXPECT(!hip_status().loaded);
 }
 
 void scenario_abi99() {
   unavailable_common("libporta_hip.so: ABI version 99, expected 1");
-  EXPECT(!hip_status().loaded);
+  if (!hip_status().built) EXPECT(!hip_status().loaded);
 }
 
 void scenario_notfound() {
   EXPECT(!porta::is_available(porta::DeviceType::hip));
   const porta::BackendStatus s = hip_status();
-  EXPECT(!s.loaded);
   if (!s.built) {
+    EXPECT(!s.loaded);
     EXPECT(s.reason == "porta was built without HIP support (configure with -DPORTA_ENABLE_HIP=ON)");
   }
 }
