@@ -121,6 +121,11 @@ function(porta_add_kernels target)
 
   if(_lang STREQUAL "CUDA")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr>)
+    # OpenMP::OpenMP_CXX only flags C++ sources; a kernel source compiled as CUDA still runs its
+    # kernels on the CPU device and should do so on every core.
+    if(TARGET OpenMP::OpenMP_CXX AND OpenMP_CXX_FLAGS)
+      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${OpenMP_CXX_FLAGS}>)
+    endif()
     if(_pak_CUDA_ARCHITECTURES)
       set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${_pak_CUDA_ARCHITECTURES})
     else()

@@ -79,8 +79,9 @@ void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Str
   detail::check_stream_device(stream, device, fn);
   if (n < 0) detail::throw_invalid(fn, ("n is negative (" + std::to_string(n) + ")").c_str());
   if (device.type == DeviceType::cpu) {
+    // Below a few thousand elements, waking the OpenMP team costs more than the loop.
 #if defined(_OPENMP)
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 4096)
 #endif
     for (std::int64_t i = 0; i < n; ++i) f(i);
     return;
