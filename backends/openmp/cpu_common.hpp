@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <type_traits>
 
@@ -35,7 +36,22 @@ const char* last_error() noexcept;
 porta_status check_device(int dev, const char* fn) noexcept;
 porta_status check_count(std::int64_t n, const char* fn) noexcept;
 const char* dtype_str(porta_dtype dt) noexcept;
-inline bool valid_dtype(int dt) noexcept {
+// The value of an enum argument as the C caller passed it. C lets any int through a C enum; in
+// C++, loading an enum object that holds a value outside its range is undefined (UBSan's
+// -fsanitize=enum flags it), so arguments are checked through their bytes before any use.
+template <class E>
+inline int raw_enum(const E& e) noexcept {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on the supported ABIs");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+inline bool in_range(int v, int lo, int count) noexcept {
+  return v >= lo && v < lo + count;
+}
+
+inline bool valid_dtype(const porta_dtype& dt_arg) noexcept {
+  const int dt = raw_enum(dt_arg);
   return dt >= PORTA_F32 && dt <= PORTA_I64;
 }
 inline std::size_t dtype_bytes(porta_dtype dt) noexcept {

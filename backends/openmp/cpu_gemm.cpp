@@ -175,7 +175,7 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
                   porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t flags, porta_stream) noexcept {
   constexpr const char* fn = "gemm";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, static_cast<int>(dt));
+  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
   const bool ta = trans_a != 0, tb = trans_b != 0;
   const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
   const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;

@@ -15,9 +15,9 @@
 namespace porta::detail::cpu {
 namespace {
 
-porta_status check_map(int dev, porta_dtype dt, std::int64_t n, const void* x, const void* y, const char* fn) {
+porta_status check_map(int dev, const porta_dtype& dt, std::int64_t n, const void* x, const void* y, const char* fn) {
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, static_cast<int>(dt));
+  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
   if (porta_status st = check_count(n, fn); st != PORTA_OK) return st;
   if (n > 0 && (x == nullptr || y == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   return PORTA_OK;
@@ -130,7 +130,9 @@ void binary_typed(std::int64_t rows, std::int64_t cols, const T* a, std::int64_t
 }
 
 template <class F>
-porta_status with_binary_op(porta_binary_op op, const char* fn, F&& f) {
+porta_status with_binary_op(const porta_binary_op& op, const char* fn, F&& f) {
+  if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
   switch (op) {
     case PORTA_BINARY_ADD:
       return f(AddOp{}, false);
@@ -149,7 +151,7 @@ porta_status with_binary_op(porta_binary_op op, const char* fn, F&& f) {
     case PORTA_BINARY_RELU_GRAD:
       return f(ReluGradOp{}, false);
     default:
-      return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, static_cast<int>(op));
+      return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
   }
 }
 
@@ -201,7 +203,7 @@ porta_status iota(int dev, porta_dtype dt, std::int64_t n, porta_scalar start, p
 porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, const void* x, void* y,
                   porta_stream) noexcept {
   if (porta_status st = check_map(dev, from, n, x, y, "cast"); st != PORTA_OK) return st;
-  if (!valid_dtype(to)) return set_error(PORTA_ERR_INVALID, "cast: unknown dtype %d", static_cast<int>(to));
+  if (!valid_dtype(to)) return set_error(PORTA_ERR_INVALID, "cast: unknown dtype %d", raw_enum(to));
   if (n == 0) return PORTA_OK;
   const std::size_t sf = dtype_bytes(from), st = dtype_bytes(to);
   if (from == to) {
@@ -238,6 +240,8 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, con
 porta_status unary(int dev, porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, void* y,
                    porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, x, y, "unary"); st != PORTA_OK) return st;
+  if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
   switch (op) {
     case PORTA_UNARY_NEG:
       return unary_op<NegOp>(dt, n, x, y, false);
@@ -262,7 +266,7 @@ porta_status unary(int dev, porta_unary_op op, porta_dtype dt, std::int64_t n, c
     case PORTA_UNARY_SQUARE:
       return unary_op<SquareOp>(dt, n, x, y, false);
     default:
-      return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", static_cast<int>(op));
+      return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
   }
 }
 
@@ -272,7 +276,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
   constexpr const char* fn = "binary";
   std::int64_t n = 0;
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, static_cast<int>(dt));
+  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
   if (rows < 0 || cols < 0 || mul_overflows(rows, cols, &n))
     return set_error(PORTA_ERR_INVALID, "%s: bad shape %lld x %lld", fn, static_cast<long long>(rows),
                      static_cast<long long>(cols));

@@ -36,21 +36,34 @@ constexpr std::int64_t kChunk = kReduceChunk;
 static_assert((kLanes & (kLanes - 1)) == 0, "lane count must be a power of two");
 
 // How element i of the flat [outer, n, inner] input is produced.
+// Asks for elements [i, i + count) ahead of use, a cache line at a time.
+template <class T>
+inline void prefetch_range(const T* p, std::int64_t count) {
+  const char* b = reinterpret_cast<const char*>(p);
+  for (std::int64_t off = 0; off < count * static_cast<std::int64_t>(sizeof(T)); off += 64) __builtin_prefetch(b + off);
+}
+
 template <class T>
 struct Plain {
   const T* x;
   T operator()(std::int64_t i) const { return x[i]; }
+  void prefetch(std::int64_t i, std::int64_t count) const { prefetch_range(x + i, count); }
 };
 template <class T>
 struct Squares {  // SUMSQ: the product is rounded before it is added (no contraction)
   const T* x;
   T operator()(std::int64_t i) const { return SquareOp{}(x[i]); }
+  void prefetch(std::int64_t i, std::int64_t count) const { prefetch_range(x + i, count); }
 };
 template <class T>
 struct Products {  // dot
   const T* x;
   const T* w;
   T operator()(std::int64_t i) const { return MulOp{}(x[i], w[i]); }
+  void prefetch(std::int64_t i, std::int64_t count) const {
+    prefetch_range(x + i, count);
+    prefetch_range(w + i, count);
+  }
 };
 
 // The lane tree of reduce_order.hpp over `used` lanes of `width` values each (lane l at
@@ -120,11 +133,20 @@ void group_short(const Src& src, std::int64_t first, std::int64_t len, T* acc, T
 // and the result is R(0, 1). Evaluating that recursion depth first needs one width-wide buffer
 // per level (11) instead of all kLanes lanes, so strips can be wide and each row of a strip is a
 // long contiguous read, whatever n is. Same operations, same association: same bits.
+constexpr int kLaneLevels = [] {
+  int l = 0;
+  for (std::int64_t s = 1; s < kLanes; s *= 2) ++l;
+  return l;
+}();
+
+// Lanes of at least this many rows are run row by row (see StripTree::lanes).
+constexpr std::int64_t kLongLane = 8;
+
 template <class T, class Op, class Src>
 struct StripTree {
   const Src& src;
   std::int64_t first, stride, len, used, width;
-  T* scratch;  // kLaneLevels * width
+  T* scratch;  // (kLaneLevels + 1) * width
   Op op;
 
   // Columns are done kBlock at a time with a lane's running values in registers, so a lane of
@@ -144,12 +166,44 @@ struct StripTree {
     }
   }
 
+  // Lane c's run into dst, one whole row of the strip at a time.
+  void lane_rows(std::int64_t c, T* dst) const {
+    const T id = Op::template identity<T>();
+    std::int64_t row = first + c * stride;
+    PORTA_SIMD
+    for (std::int64_t i = 0; i < width; ++i) dst[i] = op(id, src(row + i));
+    for (std::int64_t j = c + kLanes; j < len; j += kLanes) {
+      row = first + j * stride;
+      if (j + kLanes < len) src.prefetch(first + (j + kLanes) * stride, width);
+      PORTA_SIMD
+      for (std::int64_t i = 0; i < width; ++i) dst[i] = op(dst[i], src(row + i));
+    }
+  }
+
   // dst = lane(c)                       (Kind::lane)
   // dst = op(lane(c), lane(d))          (Kind::pair)
   // dst = op(dst, lane(c))              (Kind::accumulate)
   enum class Kind { lane, pair, accumulate };
   template <Kind kind>
   void lanes(std::int64_t c, std::int64_t d, T* dst) const {
+    if (len >= kLongLane * kLanes) {
+      // Long lanes (>= 8 rows): register blocks would read 8+ rows a cache line at a time, too
+      // many streams for the prefetcher; run whole rows into an L1 buffer instead.
+      T* tmp = scratch + kLaneLevels * width;
+      if constexpr (kind == Kind::lane) {
+        lane_rows(c, dst);
+      } else if constexpr (kind == Kind::pair) {
+        lane_rows(c, dst);
+        lane_rows(d, tmp);
+        PORTA_SIMD
+        for (std::int64_t i = 0; i < width; ++i) dst[i] = op(dst[i], tmp[i]);
+      } else {
+        lane_rows(c, tmp);
+        PORTA_SIMD
+        for (std::int64_t i = 0; i < width; ++i) dst[i] = op(dst[i], tmp[i]);
+      }
+      return;
+    }
     std::int64_t i0 = 0;
     for (; i0 + kBlock <= width; i0 += kBlock) apply<kind>(c, d, i0, kBlock, dst);
     if (i0 < width) apply<kind>(c, d, i0, width - i0, dst);
@@ -188,15 +242,9 @@ struct StripTree {
   }
 };
 
-constexpr int kLaneLevels = [] {
-  int l = 0;
-  for (std::int64_t s = 1; s < kLanes; s *= 2) ++l;
-  return l;
-}();
-
 // Strip width target: long enough rows that reading a strip streams memory, short enough that the
 // level buffers (kLaneLevels of them) stay in L1/L2.
-constexpr std::int64_t kStripBytes = std::int64_t(32) << 10;
+constexpr std::int64_t kStripBytes = std::int64_t(8) << 10;
 // Sequences of at most this many elements along the last axis take group_short.
 constexpr std::int64_t kShortRun = 256;
 
@@ -247,7 +295,7 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
     const std::int64_t strips = (inner + width - 1) / width;
     const std::int64_t rows = std::min(n, kChunk);
     // Level buffers, one set per thread, allocated here: nothing may throw inside the team.
-    const std::int64_t slice = kLaneLevels * width;
+    const std::int64_t slice = (kLaneLevels + 1) * width;
     std::vector<T> scratch(static_cast<std::size_t>(slice * max_threads()));
     parallel_tasks(outer * m * strips, rows * width, [&](std::int64_t t, int thread) {
       const std::int64_t s = t % strips, oc = t / strips;
@@ -284,9 +332,9 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
                     const void* x, void* y, porta_stream) noexcept {
   constexpr const char* fn = "reduce";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, static_cast<int>(dt));
-  if (op < PORTA_REDUCE_SUM || op >= PORTA_REDUCE_COUNT)
-    return set_error(PORTA_ERR_INVALID, "%s: unknown reduce op %d", fn, static_cast<int>(op));
+  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!in_range(raw_enum(op), 0, PORTA_REDUCE_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown reduce op %d", fn, raw_enum(op));
   std::int64_t outputs = 0, total = 0;
   if (outer < 0 || n < 0 || inner < 0 || __builtin_mul_overflow(outer, inner, &outputs) ||
       __builtin_mul_overflow(outputs, n, &total))
@@ -321,7 +369,7 @@ porta_status dot(int dev, porta_dtype dt, std::int64_t n, const void* x, const v
                  porta_stream) noexcept {
   constexpr const char* fn = "dot";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, static_cast<int>(dt));
+  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
   if (porta_status st = check_count(n, fn); st != PORTA_OK) return st;
   if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr)))
     return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);

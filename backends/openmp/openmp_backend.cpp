@@ -212,8 +212,8 @@ porta_status empty_cache(int dev) {
 
 porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_kind kind, porta_stream) {
   if (porta_status st = check_device(dev, "copy"); st != PORTA_OK) return st;
-  if (kind < PORTA_COPY_HOST_TO_DEVICE || kind > PORTA_COPY_HOST_TO_HOST)
-    return set_error(PORTA_ERR_INVALID, "copy: unknown copy kind %d", static_cast<int>(kind));
+  if (!in_range(raw_enum(kind), 0, 4))
+    return set_error(PORTA_ERR_INVALID, "copy: unknown copy kind %d", raw_enum(kind));
   if (bytes == 0 || dst == src) return PORTA_OK;
   if (dst == nullptr || src == nullptr) return set_error(PORTA_ERR_INVALID, "copy: NULL pointer with %zu bytes", bytes);
   auto* d = static_cast<unsigned char*>(dst);
