@@ -112,7 +112,8 @@ T chunk_flat(const Src& src, std::int64_t first, std::int64_t len) {
 
 // kGroup short sequences (len <= kLanes) of a contiguous input, sequence g at
 // src(first + g*len + j): each element is its own lane, and the lane trees of all the sequences
-// run together, vectorised across sequences (lane j of sequence g at acc[j*kGroup + g]).
+// run together, vectorised across sequences (lane j of sequence g at acc[j*kGroup + g]). Writes
+// final results (canonical NaN).
 constexpr std::int64_t kGroup = 16;
 template <class T, class Op, class Src>
 void group_short(const Src& src, std::int64_t first, std::int64_t len, T* acc, T* out) {
@@ -123,7 +124,7 @@ void group_short(const Src& src, std::int64_t first, std::int64_t len, T* acc, T
     for (std::int64_t j = 0; j < len; ++j) acc[j * kGroup + g] = op(id, src(row + j));
   }
   lane_tree(acc, len, kGroup, op);
-  for (std::int64_t g = 0; g < kGroup; ++g) out[g] = acc[g];
+  for (std::int64_t g = 0; g < kGroup; ++g) out[g] = canonical_nan(acc[g]);
 }
 
 // One chunk of `width` interleaved sequences: element j of sequence i is src(first + j*stride + i),
@@ -250,6 +251,9 @@ constexpr std::int64_t kShortRun = 256;
 
 template <class T, class Op, class Src>
 void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const Src& src, T* y) {
+  // Results are written once, by the task that computes them, already with the canonical NaN (the
+  // GPU kernels do the same on their last write); partials of a first level keep their payloads.
+  const auto final_value = [](T v) { return canonical_nan(v); };
   const std::int64_t outputs = outer * inner;
   if (n == 0) {
     const T id = Op::template identity<T>();
@@ -275,14 +279,15 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
         group_short<T, Op>(src, t * kGroup * n, n, lanes.data() + n * kGroup * thread, y + t * kGroup);
       } else {
         const std::int64_t o = groups * kGroup + (t - groups);
-        y[o] = chunk_flat<T, Op>(src, o * n, n);
+        y[o] = final_value(chunk_flat<T, Op>(src, o * n, n));
       }
     });
   } else if (inner == 1) {
     parallel_tasks(outer * m, std::min(n, kChunk), [&](std::int64_t t, int) {
       const std::int64_t o = t / m, c = t % m;
       const std::int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
-      dst[t] = chunk_flat<T, Op>(src, o * n + begin, len);
+      const T r = chunk_flat<T, Op>(src, o * n + begin, len);
+      dst[t] = m > 1 ? r : final_value(r);
     });
   } else {
     std::int64_t width = std::max(align, kStripBytes / static_cast<std::int64_t>(sizeof(T)));
@@ -304,7 +309,10 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
       const std::int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
       const StripTree<T, Op, Src> tree{src, (o * n + begin) * inner + i0,    inner, len, std::min(len, kLanes),
                                        w,   scratch.data() + slice * thread, Op{}};
-      tree.eval(0, 1, 0, dst + oc * inner + i0);
+      T* out = dst + oc * inner + i0;
+      tree.eval(0, 1, 0, out);
+      if (m == 1 && std::is_floating_point_v<T>)
+        for (std::int64_t i = 0; i < w; ++i) out[i] = final_value(out[i]);
     });
   }
   if (m > 1) reduce_impl<T, Op>(outer, m, inner, Plain<T>{part.data()}, y);
@@ -318,11 +326,6 @@ void reduce_op(porta_reduce_op op, std::int64_t outer, std::int64_t n, std::int6
     reduce_impl<T, Op>(outer, n, inner, Squares<T>{xs}, ys);
   } else {
     reduce_impl<T, Op>(outer, n, inner, Plain<T>{xs}, ys);
-  }
-  // Axis results stay on the device, where the front end cannot canonicalise a NaN payload as it
-  // does for full reductions; the GPU kernels do the same on their last write.
-  if constexpr (std::is_floating_point_v<T>) {
-    for (std::int64_t o = 0; o < outer * inner; ++o) ys[o] = canonical_nan(ys[o]);
   }
 }
 
