@@ -31,6 +31,17 @@
 namespace porta::detail::cpu {
 namespace {
 
+// The kernels below are built twice, for AVX2 and for the baseline ISA, and the loader picks one
+// (GCC target_clones, an ifunc): sums stream at memory speed either way, but the branchy min/max
+// functors, once if-converted, need AVX2's blends to keep up. Inlined helpers inherit the ISA.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(PORTA_NO_TARGET_CLONES)
+#define PORTA_REDUCE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PORTA_REDUCE_CLONES
+#endif
+#define PORTA_INLINE inline __attribute__((always_inline))
+
 constexpr std::int64_t kLanes = kReduceLanes;
 constexpr std::int64_t kChunk = kReduceChunk;
 static_assert((kLanes & (kLanes - 1)) == 0, "lane count must be a power of two");
@@ -69,7 +80,7 @@ struct Products {  // dot
 // The lane tree of reduce_order.hpp over `used` lanes of `width` values each (lane l at
 // acc + l * width); lanes >= used hold the identity and are skipped (see the top of the file).
 template <class T, class Op>
-inline void lane_tree(T* acc, std::int64_t used, std::int64_t width, Op op) {
+PORTA_INLINE void lane_tree(T* acc, std::int64_t used, std::int64_t width, Op op) {
   for (std::int64_t s = kLanes / 2; s >= 1; s /= 2) {
     if (used <= s) continue;
     const std::int64_t pairs = used - s;  // <= s, so the two ranges below never overlap
@@ -90,7 +101,7 @@ inline void lane_tree(T* acc, std::int64_t used, std::int64_t width, Op op) {
 
 // One chunk of a contiguous sequence: elements src(first + j), j in [0, len), 0 < len <= kChunk.
 template <class T, class Op, class Src>
-T chunk_flat(const Src& src, std::int64_t first, std::int64_t len) {
+PORTA_REDUCE_CLONES T chunk_flat(const Src& src, std::int64_t first, std::int64_t len) {
   alignas(64) T acc[kLanes];
   const Op op{};
   const T id = Op::template identity<T>();
@@ -116,7 +127,7 @@ T chunk_flat(const Src& src, std::int64_t first, std::int64_t len) {
 // final results (canonical NaN).
 constexpr std::int64_t kGroup = 16;
 template <class T, class Op, class Src>
-void group_short(const Src& src, std::int64_t first, std::int64_t len, T* acc, T* out) {
+PORTA_REDUCE_CLONES void group_short(const Src& src, std::int64_t first, std::int64_t len, T* acc, T* out) {
   const Op op{};
   const T id = Op::template identity<T>();
   for (std::int64_t g = 0; g < kGroup; ++g) {
@@ -155,7 +166,7 @@ struct StripTree {
   static constexpr std::int64_t kBlock = 64 / static_cast<std::int64_t>(sizeof(T));
 
   // Lane c's run (rows c, c + kLanes, ... of the chunk) for columns [i0, i0 + bw) into a.
-  inline void lane_block(std::int64_t c, std::int64_t i0, std::int64_t bw, T* a) const {
+  PORTA_INLINE void lane_block(std::int64_t c, std::int64_t i0, std::int64_t bw, T* a) const {
     const T id = Op::template identity<T>();
     const std::int64_t r0 = first + c * stride + i0;
     PORTA_SIMD
@@ -168,7 +179,7 @@ struct StripTree {
   }
 
   // Lane c's run into dst, one whole row of the strip at a time.
-  void lane_rows(std::int64_t c, T* dst) const {
+  PORTA_INLINE void lane_rows(std::int64_t c, T* dst) const {
     const T id = Op::template identity<T>();
     std::int64_t row = first + c * stride;
     PORTA_SIMD
@@ -186,7 +197,7 @@ struct StripTree {
   // dst = op(dst, lane(c))              (Kind::accumulate)
   enum class Kind { lane, pair, accumulate };
   template <Kind kind>
-  void lanes(std::int64_t c, std::int64_t d, T* dst) const {
+  PORTA_INLINE void lanes(std::int64_t c, std::int64_t d, T* dst) const {
     if (len >= kLongLane * kLanes) {
       // Long lanes (>= 8 rows): register blocks would read 8+ rows a cache line at a time, too
       // many streams for the prefetcher; run whole rows into an L1 buffer instead.
@@ -210,7 +221,7 @@ struct StripTree {
     if (i0 < width) apply<kind>(c, d, i0, width - i0, dst);
   }
   template <Kind kind>
-  inline void apply(std::int64_t c, std::int64_t d, std::int64_t i0, std::int64_t bw, T* dst) const {
+  PORTA_INLINE void apply(std::int64_t c, std::int64_t d, std::int64_t i0, std::int64_t bw, T* dst) const {
     alignas(64) T a[kBlock];
     lane_block(c, i0, bw, a);
     if constexpr (kind == Kind::lane) {
@@ -230,7 +241,7 @@ struct StripTree {
   // R(c, t) into dst; `level` = log2(t) picks the scratch buffer of a right operand. A subtree
   // whose lanes have no partners below level t is just lane c (R(c, t) = R(c, 2t) = ... when
   // c + t >= used), which lets leaves be read straight into the operation that consumes them.
-  void eval(std::int64_t c, std::int64_t t, int level, T* dst) const {
+  PORTA_REDUCE_CLONES void eval(std::int64_t c, std::int64_t t, int level, T* dst) const {
     if (c + t >= used) return lanes<Kind::lane>(c, 0, dst);
     if (c + 2 * t >= used) return lanes<Kind::pair>(c, c + t, dst);
     eval(c, 2 * t, level + 1, dst);
