@@ -24,18 +24,18 @@ namespace porta {
 // Binary maps accept equal shapes, or broadcasting of b over a 2-D a: b of shape {cols} or
 // {1, cols} is added to every row; b of shape {rows, 1} to every column. `out` must have a's shape
 // and may alias a or b.
-#define PORTA_DECLARE_BINARY(name)                                                                    \
-  template <class T>                                                                                  \
-  void name(const Array<T>& a, const Array<T>& b, Array<T>& out, const Stream& stream = Stream());     \
-  template <class T>                                                                                  \
-  Array<T> name(const Array<T>& a, const Array<T>& b, const Stream& stream = Stream());               \
-  template <class T>                                                                                  \
-  void name(const Array<T>& a, T b, Array<T>& out, const Stream& stream = Stream());                  \
-  template <class T>                                                                                  \
-  Array<T> name(const Array<T>& a, T b, const Stream& stream = Stream());                             \
-  template <class T>                                                                                  \
-  void name(T a, const Array<T>& b, Array<T>& out, const Stream& stream = Stream());                  \
-  template <class T>                                                                                  \
+#define PORTA_DECLARE_BINARY(name)                                                                 \
+  template <class T>                                                                               \
+  void name(const Array<T>& a, const Array<T>& b, Array<T>& out, const Stream& stream = Stream()); \
+  template <class T>                                                                               \
+  Array<T> name(const Array<T>& a, const Array<T>& b, const Stream& stream = Stream());            \
+  template <class T>                                                                               \
+  void name(const Array<T>& a, T b, Array<T>& out, const Stream& stream = Stream());               \
+  template <class T>                                                                               \
+  Array<T> name(const Array<T>& a, T b, const Stream& stream = Stream());                          \
+  template <class T>                                                                               \
+  void name(T a, const Array<T>& b, Array<T>& out, const Stream& stream = Stream());               \
+  template <class T>                                                                               \
   Array<T> name(T a, const Array<T>& b, const Stream& stream = Stream());
 PORTA_DECLARE_BINARY(add)
 PORTA_DECLARE_BINARY(sub)
@@ -52,10 +52,10 @@ Array<T> relu_grad(const Array<T>& grad, const Array<T>& x, const Stream& stream
 template <class T>
 void relu_grad(const Array<T>& grad, const Array<T>& x, Array<T>& out, const Stream& stream = Stream());
 
-#define PORTA_DECLARE_UNARY(name)                                                                     \
-  template <class T>                                                                                  \
-  void name(const Array<T>& x, Array<T>& out, const Stream& stream = Stream());                       \
-  template <class T>                                                                                  \
+#define PORTA_DECLARE_UNARY(name)                                               \
+  template <class T>                                                            \
+  void name(const Array<T>& x, Array<T>& out, const Stream& stream = Stream()); \
+  template <class T>                                                            \
   Array<T> name(const Array<T>& x, const Stream& stream = Stream());
 PORTA_DECLARE_UNARY(neg)
 PORTA_DECLARE_UNARY(abs)
@@ -151,30 +151,56 @@ Array<T> transpose(const Array<T>& x, const Stream& stream = Stream());
 
 // ---- operators -------------------------------------------------------------------------------
 template <class T>
-Array<T> operator+(const Array<T>& a, const Array<T>& b) { return add(a, b); }
+Array<T> operator+(const Array<T>& a, const Array<T>& b) {
+  return add(a, b);
+}
 template <class T>
-Array<T> operator-(const Array<T>& a, const Array<T>& b) { return sub(a, b); }
+Array<T> operator-(const Array<T>& a, const Array<T>& b) {
+  return sub(a, b);
+}
 template <class T>
-Array<T> operator*(const Array<T>& a, const Array<T>& b) { return mul(a, b); }
+Array<T> operator*(const Array<T>& a, const Array<T>& b) {
+  return mul(a, b);
+}
 template <class T>
-Array<T> operator/(const Array<T>& a, const Array<T>& b) { return div(a, b); }
+Array<T> operator/(const Array<T>& a, const Array<T>& b) {
+  return div(a, b);
+}
 template <class T>
-Array<T> operator+(const Array<T>& a, T b) { return add(a, b); }
+Array<T> operator+(const Array<T>& a, T b) {
+  return add(a, b);
+}
 template <class T>
-Array<T> operator-(const Array<T>& a, T b) { return sub(a, b); }
+Array<T> operator-(const Array<T>& a, T b) {
+  return sub(a, b);
+}
 template <class T>
-Array<T> operator*(const Array<T>& a, T b) { return mul(a, b); }
+Array<T> operator*(const Array<T>& a, T b) {
+  return mul(a, b);
+}
 template <class T>
-Array<T> operator/(const Array<T>& a, T b) { return div(a, b); }
+Array<T> operator/(const Array<T>& a, T b) {
+  return div(a, b);
+}
 template <class T>
-Array<T> operator+(T a, const Array<T>& b) { return add(a, b); }
+Array<T> operator+(T a, const Array<T>& b) {
+  return add(a, b);
+}
 template <class T>
-Array<T> operator-(T a, const Array<T>& b) { return sub(a, b); }
+Array<T> operator-(T a, const Array<T>& b) {
+  return sub(a, b);
+}
 template <class T>
-Array<T> operator*(T a, const Array<T>& b) { return mul(a, b); }
+Array<T> operator*(T a, const Array<T>& b) {
+  return mul(a, b);
+}
 template <class T>
-Array<T> operator/(T a, const Array<T>& b) { return div(a, b); }
+Array<T> operator/(T a, const Array<T>& b) {
+  return div(a, b);
+}
 template <class T>
-Array<T> operator-(const Array<T>& a) { return neg(a); }
+Array<T> operator-(const Array<T>& a) {
+  return neg(a);
+}
 
 }  // namespace porta

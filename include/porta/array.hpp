@@ -105,9 +105,10 @@ class Array {
   }
   static Array from(const std::vector<T>& host, Shape shape, Device device = default_device()) {
     if (shape.size() != static_cast<std::int64_t>(host.size()))
-      detail::throw_invalid("porta::Array::from", ("shape " + shape.to_string() + " holds " +
-                                                   std::to_string(shape.size()) + " elements, the vector " +
-                                                   std::to_string(host.size())).c_str());
+      detail::throw_invalid("porta::Array::from",
+                            ("shape " + shape.to_string() + " holds " + std::to_string(shape.size()) +
+                             " elements, the vector " + std::to_string(host.size()))
+                                .c_str());
     return from(host.data(), shape, device);
   }
   // Copies shape.size() elements from host memory.
@@ -186,9 +187,10 @@ class Array {
   void reshape(Shape shape) {
     check_valid("porta::Array::reshape");
     if (shape.size() != shape_.size())
-      detail::throw_invalid("porta::Array::reshape", ("cannot reshape " + shape_.to_string() + " (" +
-                                                      std::to_string(shape_.size()) + " elements) to " +
-                                                      shape.to_string()).c_str());
+      detail::throw_invalid("porta::Array::reshape",
+                            ("cannot reshape " + shape_.to_string() + " (" + std::to_string(shape_.size()) +
+                             " elements) to " + shape.to_string())
+                                .c_str());
     shape_ = shape;
   }
   Array reshaped(Shape shape) && {
@@ -260,8 +262,7 @@ Array<T> arange(T start, T stop, T step = T(1), Device device = default_device()
   std::int64_t n = count > 0 ? static_cast<std::int64_t>(count) : 0;
   if (n > 0 && static_cast<double>(n) < count) ++n;  // ceil
   Array<T> a(Shape{n}, device);
-  detail::iota(device, detail::dtype_of<T>(), n, detail::to_scalar(start), detail::to_scalar(step), a.data(),
-               nullptr);
+  detail::iota(device, detail::dtype_of<T>(), n, detail::to_scalar(start), detail::to_scalar(step), a.data(), nullptr);
   return a;
 }
 // 0, 1, ..., n-1

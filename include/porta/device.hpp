@@ -83,12 +83,12 @@ std::string describe(Device device);
 // What porta-info reports for each backend.
 struct BackendStatus {
   DeviceType type = DeviceType::cpu;
-  bool built = false;     // configured into this build
-  bool loaded = false;    // plugin loaded and ABI accepted
+  bool built = false;   // configured into this build
+  bool loaded = false;  // plugin loaded and ABI accepted
   int device_count = 0;
-  std::string library;    // path of the plugin that loaded, or was tried
-  std::string build_info; // the backend's own one-line build description
-  std::string reason;     // why it is unavailable; empty when available
+  std::string library;     // path of the plugin that loaded, or was tried
+  std::string build_info;  // the backend's own one-line build description
+  std::string reason;      // why it is unavailable; empty when available
 };
 std::vector<BackendStatus> backend_status();
 

@@ -111,8 +111,8 @@ void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
           throw DeviceMismatch(std::string(fn) + ": an input is on " + a.device().to_string() + ", the output on " +
                                dev.to_string());
         if (a.size() != n)
-          detail::throw_invalid(fn, ("an input has " + std::to_string(a.size()) + " elements, the output " +
-                                     std::to_string(n)).c_str());
+          detail::throw_invalid(
+              fn, ("an input has " + std::to_string(a.size()) + " elements, the output " + std::to_string(n)).c_str());
       }(in),
       ...);
   detail::map_pointers(stream, dev, n, out.data(), f, in.data()...);
@@ -138,7 +138,9 @@ PORTA_HOST_DEVICE auto call_at(const F& f, const PointerPack<T, Ts...>& p, std::
   return call_at(f, p.tail, i, v..., p.head[i]);
 }
 
-inline PointerPack<> pack_pointers() { return {}; }
+inline PointerPack<> pack_pointers() {
+  return {};
+}
 template <class T, class... Ts>
 PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
   return PointerPack<T, Ts...>{head, pack_pointers(tail...)};
@@ -147,7 +149,8 @@ PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p) {
   const PointerPack<In...> pack = pack_pointers(p...);
-  parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { o[i] = call_at(f, pack, i); }, stream);
+  parallel_for(
+      dev, n, PORTA_LAMBDA(std::int64_t i) { o[i] = call_at(f, pack, i); }, stream);
 }
 }  // namespace detail
 

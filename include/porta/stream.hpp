@@ -66,7 +66,8 @@ class Stream {
 class Event {
  public:
   explicit Event(Device device);
-  Event(Event&& other) noexcept : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)), recorded_(other.recorded_) {}
+  Event(Event&& other) noexcept
+      : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)), recorded_(other.recorded_) {}
   Event& operator=(Event&& other) noexcept {
     std::swap(device_, other.device_);
     std::swap(handle_, other.handle_);

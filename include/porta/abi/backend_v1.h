@@ -103,13 +103,13 @@ typedef enum porta_copy_kind {
 } porta_copy_kind;
 
 /* gemm flags */
-#define PORTA_GEMM_ALLOW_TF32 0x1u  /* fp32 inputs may use TF32 tensor cores (about 1e-3 relative error) */
-#define PORTA_GEMM_OWN_KERNEL 0x2u  /* use porta's own tiled kernel instead of the vendor BLAS */
+#define PORTA_GEMM_ALLOW_TF32 0x1u /* fp32 inputs may use TF32 tensor cores (about 1e-3 relative error) */
+#define PORTA_GEMM_OWN_KERNEL 0x2u /* use porta's own tiled kernel instead of the vendor BLAS */
 
 typedef struct porta_device_info_v1 {
-  char name[256];   /* "NVIDIA H200", "AMD Instinct MI250X", CPU model name */
-  char vendor[64];  /* "NVIDIA", "AMD", "GenuineIntel" */
-  char arch[64];    /* "sm_90", "gfx90a", "x86_64" */
+  char name[256];        /* "NVIDIA H200", "AMD Instinct MI250X", CPU model name */
+  char vendor[64];       /* "NVIDIA", "AMD", "GenuineIntel" */
+  char arch[64];         /* "sm_90", "gfx90a", "x86_64" */
   uint64_t total_memory; /* bytes */
   uint64_t free_memory;  /* bytes */
   int32_t compute_units; /* SMs, CUs, or hardware threads on the CPU */
@@ -124,17 +124,17 @@ typedef struct porta_memory_stats_v1 {
   uint64_t bytes_in_use;   /* allocated by porta and not yet freed */
   uint64_t bytes_reserved; /* held by the pool, including cached free blocks */
   uint64_t peak_bytes_in_use;
-  uint64_t alloc_count;    /* allocations served since start */
+  uint64_t alloc_count; /* allocations served since start */
 } porta_memory_stats_v1;
 
 typedef struct porta_stream_s* porta_stream;
 typedef struct porta_event_s* porta_event;
 
 typedef struct porta_backend_v1 {
-  uint32_t abi_version; /* PORTA_ABI_VERSION */
-  uint32_t struct_size; /* sizeof(porta_backend_v1) as the plugin was built */
-  const char* name;     /* "cpu", "cuda", "hip" */
-  int32_t device_type;  /* porta_device_type */
+  uint32_t abi_version;   /* PORTA_ABI_VERSION */
+  uint32_t struct_size;   /* sizeof(porta_backend_v1) as the plugin was built */
+  const char* name;       /* "cpu", "cuda", "hip" */
+  int32_t device_type;    /* porta_device_type */
   const char* build_info; /* one line: toolkit version, libraries, architectures */
 
   /* Thread-local message of the last failing call on this thread. Never NULL. */
@@ -174,8 +174,7 @@ typedef struct porta_backend_v1 {
   porta_status (*iota)(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_scalar step, void* y,
                        porta_stream s);
   porta_status (*cast)(int dev, porta_dtype from, porta_dtype to, int64_t n, const void* x, void* y, porta_stream s);
-  porta_status (*unary)(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const void* x, void* y,
-                        porta_stream s);
+  porta_status (*unary)(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const void* x, void* y, porta_stream s);
   /* y[r*cols + c] = op(a[r*a_rs + c*a_cs], b[r*b_rs + c*b_cs]); a stride of 0 broadcasts. y is
    * contiguous rows x cols. A contiguous operand has rs == cols, cs == 1. */
   porta_status (*binary)(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
@@ -185,8 +184,7 @@ typedef struct porta_backend_v1 {
   porta_status (*binary_scalar)(int dev, porta_binary_op op, porta_dtype dt, int64_t n, const void* x,
                                 porta_scalar value, int scalar_first, void* y, porta_stream s);
   /* y = alpha * x + y */
-  porta_status (*axpy)(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,
-                       porta_stream s);
+  porta_status (*axpy)(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y, porta_stream s);
 
   /* Reduction of x viewed as [outer, n, inner] over its middle axis into y[outer * inner] (device
    * memory). A full reduction is outer = inner = 1. n may be 0 (y gets the op's identity). */

@@ -211,16 +211,16 @@ struct AbsOp {
     }
   }
 };
-#define PORTA_DETAIL_MATH_OP(Name, fn)                             \
-  struct Name {                                                    \
-    template <class T>                                             \
-    PORTA_HOST_DEVICE T operator()(T x) const {                    \
-      if constexpr (std::is_floating_point_v<T>) {                 \
-        return std::fn(x);                                         \
-      } else {                                                     \
-        return via_double<T>(std::fn(static_cast<double>(x)));     \
-      }                                                            \
-    }                                                              \
+#define PORTA_DETAIL_MATH_OP(Name, fn)                         \
+  struct Name {                                                \
+    template <class T>                                         \
+    PORTA_HOST_DEVICE T operator()(T x) const {                \
+      if constexpr (std::is_floating_point_v<T>) {             \
+        return std::fn(x);                                     \
+      } else {                                                 \
+        return via_double<T>(std::fn(static_cast<double>(x))); \
+      }                                                        \
+    }                                                          \
   };
 PORTA_DETAIL_MATH_OP(SqrtOp, sqrt)
 PORTA_DETAIL_MATH_OP(ExpOp, exp)

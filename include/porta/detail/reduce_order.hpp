@@ -36,7 +36,9 @@ namespace porta::detail {
 inline constexpr std::int64_t kReduceLanes = 1024;
 inline constexpr std::int64_t kReduceChunk = 32768;
 
-inline std::int64_t reduce_chunk_count(std::int64_t n) { return (n + kReduceChunk - 1) / kReduceChunk; }
+inline std::int64_t reduce_chunk_count(std::int64_t n) {
+  return (n + kReduceChunk - 1) / kReduceChunk;
+}
 
 // Lane tree over acc[0..kReduceLanes).
 template <class T, class Op>

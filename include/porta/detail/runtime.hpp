@@ -68,8 +68,7 @@ void device_free(Device device, void* ptr, porta_stream s) noexcept;
 void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync);
 void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync);
 // Between devices (possibly of different backends: staged through the host).
-void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes,
-                  porta_stream s);
+void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes, porta_stream s);
 void fill(Device device, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream s);
 void iota(Device device, porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y,
           porta_stream s);
