@@ -35,7 +35,6 @@ const char* last_error() noexcept;
 
 porta_status check_device(int dev, const char* fn) noexcept;
 porta_status check_count(std::int64_t n, const char* fn) noexcept;
-const char* dtype_str(porta_dtype dt) noexcept;
 // The value of an enum argument as the C caller passed it. C lets any int through a C enum; in
 // C++, loading an enum object that holds a value outside its range is undefined (UBSan's
 // -fsanitize=enum flags it), so arguments are checked through their bytes before any use.

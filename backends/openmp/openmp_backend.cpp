@@ -53,20 +53,6 @@ porta_status check_count(std::int64_t n, const char* fn) noexcept {
   return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
 }
 
-const char* dtype_str(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-      return "float32";
-    case PORTA_F64:
-      return "float64";
-    case PORTA_I32:
-      return "int32";
-    case PORTA_I64:
-      return "int64";
-  }
-  return "unknown dtype";
-}
-
 namespace {
 
 // ---- device -------------------------------------------------------------------------------------
