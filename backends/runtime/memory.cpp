@@ -49,6 +49,31 @@ void device_free(Device device, void* ptr, porta_stream s) noexcept {
   }
 }
 
+void* host_alloc(Device device, std::size_t bytes, const char* fn) {
+  const porta_backend_v1& t = backend_for(device, fn);
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  const porta_status st = t.host_alloc(bytes, &p);
+  if (st == PORTA_ERR_OOM) {
+    std::string msg = t.last_error();
+    throw_oom(fn, Device(DeviceType::cpu, 0), bytes, msg.c_str());
+  }
+  check(st, fn, device);
+  if (p == nullptr)
+    throw BackendError(std::string(fn) + ": the " + to_string(device.type) + " backend returned no host memory for " +
+                       std::to_string(bytes) + " bytes");
+  return p;
+}
+
+void host_free(Device device, void* ptr) noexcept {
+  if (ptr == nullptr) return;
+  try {
+    (void)backend_for(device, nullptr).host_free(ptr);
+    (void)take_missing_entry();
+  } catch (...) {
+  }
+}
+
 void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync) {
   constexpr const char* fn = "porta::copy_to_host";
   const porta_backend_v1& t = backend_for(src_device, fn);

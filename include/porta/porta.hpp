@@ -13,4 +13,5 @@
 #include "porta/array.hpp"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
+#include "porta/host_array.hpp"
 #include "porta/stream.hpp"

@@ -64,6 +64,10 @@ porta_stream stream_for(const Stream& stream, Device device, const char* fn);
 
 void* device_alloc(Device device, std::size_t bytes, porta_stream s, const char* fn);
 void device_free(Device device, void* ptr, porta_stream s) noexcept;
+// Host memory from `device`'s backend: page-locked for a GPU backend, aligned ordinary memory for
+// the CPU. Freed by the same backend.
+void* host_alloc(Device device, std::size_t bytes, const char* fn);
+void host_free(Device device, void* ptr) noexcept;
 // Host <-> device copies; synchronous when `sync` is true (needed for pageable host memory).
 void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync);
 void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync);
