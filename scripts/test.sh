@@ -6,8 +6,9 @@
 #      and runs the whole ctest suite;
 #   2. reruns the reduction tests with 1, 2 and 3 OpenMP threads (bits must not change);
 #   3. builds the CPU suite with ASan + UBSan and runs it;
-#   4. runs every benchmark once at tiny sizes so they never rot.
-# PORTA_TEST_QUICK=1 skips steps 3 and 4.
+#   4. builds the unit tests (threads, streams, pools) with ThreadSanitizer and runs them;
+#   5. runs every benchmark once at tiny sizes so they never rot.
+# PORTA_TEST_QUICK=1 skips steps 3 to 5.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$porta_root"
@@ -37,6 +38,16 @@ if [ "${PORTA_TEST_QUICK:-0}" != 1 ]; then
   cmake --preset asan
   cmake --build --preset asan -j "$jobs"
   ctest --preset asan -j "$jobs"
+
+  step "ThreadSanitizer build of the unit tests"
+  cmake --preset tsan
+  cmake --build --preset tsan -j "$jobs"
+  # One OpenMP thread per team: libgomp is not instrumented, and its thread pool would be reported
+  # as races that are not there; the host threads of the tests are what is under test. GCC 12's
+  # TSan cannot map its shadow under high-entropy ASLR, hence setarch -R where it is allowed.
+  norand=()
+  if setarch "$(uname -m)" -R true 2>/dev/null; then norand=(setarch "$(uname -m)" -R); fi
+  OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "${norand[@]}" build/tsan/bin/porta_unit_tests
 
   step "benchmarks, once at tiny sizes"
   scripts/bench.sh --smoke --build-dir build/ci

@@ -34,8 +34,10 @@ namespace {
 // The kernels below are built twice, for AVX2 and for the baseline ISA, and the loader picks one
 // (GCC target_clones, an ifunc): sums stream at memory speed either way, but the branchy min/max
 // functors, once if-converted, need AVX2's blends to keep up. Inlined helpers inherit the ISA.
+// Not under ThreadSanitizer: it instruments the ifunc resolver, which the dynamic loader runs
+// before TSan's runtime is initialised (a crash at load time).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(PORTA_NO_TARGET_CLONES)
+    !defined(PORTA_NO_TARGET_CLONES) && !defined(__SANITIZE_THREAD__)
 #define PORTA_REDUCE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define PORTA_REDUCE_CLONES
