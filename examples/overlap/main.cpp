@@ -7,8 +7,8 @@
 //
 //   overlap [--chunks N] [--chunk-mb M] [--repeat R]
 //
-// The CPU backend runs every call to completion in the calling thread (docs/guide.md, "Execution
-// model"), so on the CPU both schedules take the same time; the results must match either way.
+// The CPU backend runs every call to completion in the calling thread (docs/guide.md, section 5),
+// so on the CPU both schedules take about the same time; the results must match either way.
 #include <porta/porta.hpp>
 
 #include <chrono>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams and events. Work on one stream runs in order; work on different streams of a GPU may
 // overlap. On the CPU backend every call runs synchronously in the calling thread, so a CPU
-// stream is always complete (docs/guide.md, "Streams and events").
+// stream is always complete (docs/guide.md, "Streams, events, host memory: the execution model").
 //
 //   porta::Stream s(dev);
 //   porta::Event start(dev), stop(dev);
