@@ -11,21 +11,6 @@
 
 namespace porta::detail::cuda {
 
-namespace {
-thread_local char t_message[1024] = "";
-}
-
-porta_status set_error(porta_status status, const char* fmt, ...) noexcept {
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(t_message, sizeof t_message, fmt, args);
-  va_end(args);
-  return status;
-}
-
-const char* last_error() noexcept {
-  return t_message;
-}
 
 porta_status cuda_error(const char* call, cudaError_t e) noexcept {
   (void)cudaGetLastError();
@@ -50,20 +35,6 @@ porta_status launch_error(const char* what, int code, int dev) noexcept {
   return set_error(PORTA_ERR_BACKEND, "%s kernel: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-const char* dtype_name(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-      return "float32";
-    case PORTA_F64:
-      return "float64";
-    case PORTA_I32:
-      return "int32";
-    case PORTA_I64:
-      return "int64";
-    default:
-      return "unknown dtype";
-  }
-}
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "backends/common/backend_error.hpp"
 #include "porta/abi/backend_v1.h"
 
 typedef struct cublasContext* cublasHandle_t;
@@ -20,9 +21,10 @@ typedef struct cublasContext* cublasHandle_t;
 namespace porta::detail::cuda {
 
 // ---- errors -------------------------------------------------------------------------------------
-// A fixed thread-local buffer, so that reporting an out-of-memory error needs no memory.
-porta_status set_error(porta_status status, const char* fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
-const char* last_error() noexcept;
+// The thread-local message behind last_error(): backends/common/backend_error.hpp.
+using backend::dtype_name;
+using backend::last_error;
+using backend::set_error;
 
 // "<call>: <description> (<cudaErrorName>)"; PORTA_ERR_BACKEND, or PORTA_ERR_UNAVAILABLE for a
 // missing driver or device. Clears the runtime's non-sticky last error, so that it does not
@@ -32,7 +34,6 @@ porta_status cuda_error(const char* call, cudaError_t e) noexcept;
 // kernel ("fill (float32)"). The pool's out-of-memory code becomes PORTA_ERR_OOM.
 porta_status launch_error(const char* what, int e, int dev) noexcept;
 
-const char* dtype_name(porta_dtype dt) noexcept;
 inline bool valid_dtype(int dt) noexcept {
   return dt >= PORTA_F32 && dt <= PORTA_I64;
 }

@@ -40,20 +40,6 @@ using K = gpu::Kernels<gpu::ApiHip>;
     return ::porta::detail::hip::set_error(PORTA_ERR_BACKEND, "%s: unexpected C++ exception", fn); \
   }
 
-const char* dtype_name(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-      return "float32";
-    case PORTA_F64:
-      return "float64";
-    case PORTA_I32:
-      return "int32";
-    case PORTA_I64:
-      return "int64";
-    default:
-      return "unknown dtype";
-  }
-}
 bool valid_dtype(int dt) noexcept {
   return dt >= PORTA_F32 && dt <= PORTA_I64;
 }

@@ -8,13 +8,15 @@
 
 #include <cstdint>
 
+#include "backends/common/backend_error.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::hip {
 
-// The message lives in a fixed thread-local buffer, so reporting out-of-memory needs no memory.
-porta_status set_error(porta_status status, const char* fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
-const char* last_error() noexcept;
+// The thread-local message behind last_error(): backends/common/backend_error.hpp.
+using backend::dtype_name;
+using backend::last_error;
+using backend::set_error;
 
 // "hipErrorOutOfMemory (out of memory)": ROCm 5.2's hipGetErrorString often repeats the name.
 const char* describe(hipError_t e) noexcept;

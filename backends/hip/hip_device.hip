@@ -15,21 +15,6 @@
 
 namespace porta::detail::hip {
 
-namespace {
-thread_local char t_message[1024] = "";
-}
-
-porta_status set_error(porta_status status, const char* fmt, ...) noexcept {
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(t_message, sizeof t_message, fmt, args);
-  va_end(args);
-  return status;
-}
-
-const char* last_error() noexcept {
-  return t_message;
-}
 
 const char* describe(hipError_t e) noexcept {
   thread_local char buf[256];

@@ -10,6 +10,7 @@
 #include <new>
 #include <type_traits>
 
+#include "backends/common/backend_error.hpp"
 #include "porta/abi/backend_v1.h"
 
 #if defined(_OPENMP)
@@ -28,10 +29,10 @@
 namespace porta::detail::cpu {
 
 // ---- errors -------------------------------------------------------------------------------------
-// The message lives in a fixed thread-local buffer so that reporting an out-of-memory error never
-// needs memory itself.
-porta_status set_error(porta_status status, const char* fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
-const char* last_error() noexcept;
+// The thread-local message behind last_error(): backends/common/backend_error.hpp.
+using backend::dtype_name;
+using backend::last_error;
+using backend::set_error;
 
 porta_status check_device(int dev, const char* fn) noexcept;
 porta_status check_count(std::int64_t n, const char* fn) noexcept;

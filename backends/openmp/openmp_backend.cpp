@@ -27,21 +27,6 @@
 namespace porta::detail::cpu {
 
 // ---- errors -------------------------------------------------------------------------------------
-namespace {
-thread_local char g_last_error[1024] = "";
-}
-
-porta_status set_error(porta_status status, const char* fmt, ...) noexcept {
-  std::va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(g_last_error, sizeof g_last_error, fmt, args);
-  va_end(args);
-  return status;
-}
-
-const char* last_error() noexcept {
-  return g_last_error;
-}
 
 porta_status check_device(int dev, const char* fn) noexcept {
   if (dev == 0) return PORTA_OK;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "backends/common/backend_error.hpp"
 #include "backends/runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
@@ -13,17 +14,7 @@
 namespace porta::detail {
 
 const char* dtype_name(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-      return "float32";
-    case PORTA_F64:
-      return "float64";
-    case PORTA_I32:
-      return "int32";
-    case PORTA_I64:
-      return "int64";
-  }
-  return "unknown dtype";
+  return backend::dtype_name(dt);
 }
 
 std::size_t dtype_size(porta_dtype dt) noexcept {

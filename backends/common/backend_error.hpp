@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every backend (the CPU one inside libporta, the CUDA and HIP plugins) needs to report an
+// error across the C ABI: a status plus a thread-local message that the table's last_error()
+// returns. Header-only, so each shared library gets its own buffer: the plugins hide every
+// symbol but their entry point (exports.map), and a message from one backend never shows up as
+// another's.
+#pragma once
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "porta/abi/backend_v1.h"
+
+namespace porta::detail::backend {
+
+inline char* message_buffer() noexcept {
+  thread_local char buffer[1024] = "";
+  return buffer;
+}
+
+// Formats the message for last_error() and returns `status`, so that an entry can
+// `return set_error(PORTA_ERR_INVALID, "...", ...);`.
+__attribute__((format(printf, 2, 3))) inline porta_status set_error(porta_status status, const char* fmt,
+                                                                    ...) noexcept {
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(message_buffer(), 1024, fmt, args);
+  va_end(args);
+  return status;
+}
+
+inline const char* last_error() noexcept {
+  return message_buffer();
+}
+
+// "float32", ... for messages.
+inline const char* dtype_name(porta_dtype dt) noexcept {
+  switch (dt) {
+    case PORTA_F32:
+      return "float32";
+    case PORTA_F64:
+      return "float64";
+    case PORTA_I32:
+      return "int32";
+    case PORTA_I64:
+      return "int64";
+  }
+  return "unknown dtype";
+}
+
+}  // namespace porta::detail::backend
