@@ -63,6 +63,9 @@ if want test; then
   # Each algorithm test runs on every device porta finds: cpu and cuda:0 here.
   run "ctest (cpu + cuda:0)" "$log" ctest --test-dir "$build" --output-on-failure -j 8
   run "ctest examples on cpu" "$log" env PORTA_DEVICE=cpu ctest --test-dir "$build" -L examples --output-on-failure
+  for t in 1 2 16; do
+    run "determinism, $t OpenMP threads" "$log" env OMP_NUM_THREADS=$t ctest --test-dir "$build" -L determinism --output-on-failure
+  done
 fi
 
 if want sanitize && command -v compute-sanitizer >/dev/null; then

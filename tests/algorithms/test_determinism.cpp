@@ -82,7 +82,9 @@ TEMPLATE_TEST_CASE("reductions: same bits on every run and stream, equal to the 
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  for (std::int64_t n : {1, 1000, 1025, 32769, 1000003}) {
+  // Warp and lane boundaries (31..33, 1023..1025), chunk boundaries (32767..32769), several chunks
+  // with a ragged end (2^20 + 7) and a million.
+  for (std::int64_t n : {1, 31, 32, 33, 1000, 1023, 1024, 1025, 32767, 32768, 32769, (1 << 20) + 7, 1000003}) {
     INFO("n = " << n << " on " << dev.to_string());
     const auto h = porta_test::nonzero<T>(rng, n);
     const auto w = porta_test::nonzero<T>(rng, n);
@@ -126,7 +128,7 @@ TEMPLATE_TEST_CASE("reductions: the CPU's bits do not depend on the thread count
   const auto col_ref = ref::reduce_axis(h, 1, rows, cols, ref::Op::sum);
   const auto row_ref = ref::reduce_axis(h, rows, cols, 1, ref::Op::sum);
   const int saved = omp_get_max_threads();
-  for (int threads : {1, 2, 3, 7}) {
+  for (int threads : {1, 2, 3, 7, 16}) {
     omp_set_num_threads(threads);
     const Bits<T> got = run(x, y, p);
     INFO(threads << " threads: " << got.str() << "\nreference: " << expect.str());
@@ -142,16 +144,31 @@ TEMPLATE_TEST_CASE("reductions: every device gives the same bits", "[reduce][det
   using T = TestType;
   PORTA_RNG(rng);
   const auto& devs = porta_test::test_devices();
+  // 2^27 + 3 elements (three levels of partials) where a GPU is under test: that is the
+  // cross-backend comparison at scale; CPU-only runs keep to sizes their memory and time allow.
+  std::vector<std::int64_t> sizes{300007};
+  if (porta_test::first_gpu()) sizes.push_back((std::int64_t(1) << 27) + 3);
+  for (const std::int64_t n : sizes) {
+    const auto h = porta_test::nonzero<T>(rng, n);
+    const auto w = porta_test::nonzero<T>(rng, n);
+    const auto hp = porta_test::nonzero<T>(rng, n, T(0.999), T(1.001));
+    const Bits<T> expect = reference(h, w, hp);
+    for (const Device& dev : devs) {
+      const Bits<T> got = run(Array<T>::from(h, dev), Array<T>::from(w, dev), Array<T>::from(hp, dev));
+      INFO("n = " << n << " on " << dev.to_string() << ": " << got.str() << "\nreference: " << expect.str());
+      CHECK(got == expect);
+    }
+  }
+  // Empty input: the identities, with their sign.
+  for (const Device& dev : devs) {
+    const auto e = porta::zeros<T>({0}, dev);
+    CHECK(porta_test::same_bits(porta::sum(e), T(0)));
+    CHECK(porta_test::same_bits(porta::prod(e), T(1)));
+    CHECK_THROWS_AS(porta::min(e), porta::InvalidArgument);
+    CHECK_THROWS_AS(porta::max(e), porta::InvalidArgument);
+  }
   const std::int64_t n = 300007;
   const auto h = porta_test::nonzero<T>(rng, n);
-  const auto w = porta_test::nonzero<T>(rng, n);
-  const auto hp = porta_test::nonzero<T>(rng, n, T(0.999), T(1.001));
-  const Bits<T> expect = reference(h, w, hp);
-  for (const Device& dev : devs) {
-    const Bits<T> got = run(Array<T>::from(h, dev), Array<T>::from(w, dev), Array<T>::from(hp, dev));
-    INFO(dev.to_string() << ": " << got.str() << "\nreference: " << expect.str());
-    CHECK(got == expect);
-  }
   // along an axis too
   const std::int64_t rows = 300, cols = 997;  // rows * cols <= n
   std::vector<T> m(h.begin(), h.begin() + rows * cols);
