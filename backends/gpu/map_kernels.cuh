@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Elementwise maps: definitions of MapKernels<Api, T> (kernels.hpp). Every op is a functor of
-// porta/detail/ops.hpp, the definition the CPU backend uses too.
-//
-// The contiguous maps are memory-bound, so the kernel is built for bandwidth: a grid of exactly the
-// blocks the device keeps resident (occupancy x multiprocessors) strides over the data; each thread
-// issues kUnroll independent 16-byte loads per operand before it computes and stores anything, so
-// that enough bytes are in flight to cover memory latency (Little's law: about 32 KiB per SM on an
-// H200), and all indices are 64-bit. Arrays whose addresses are not 16-byte aligned alike (views)
-// take a scalar head until they are, and every map ends with a scalar tail.
+// porta/detail/ops.hpp, the definition the CPU backend uses too. The contiguous maps run the one map
+// kernel of porta/detail/gpu/map.cuh, which user porta::map shares; the strided and broadcast binary
+// maps and iota have their own kernels here.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +11,10 @@
 
 #include "backends/gpu/kernels.hpp"
 #include "porta/detail/gpu/api.cuh"
+#include "porta/detail/gpu/map.cuh"
 #include "porta/detail/ops.hpp"
 
 namespace porta::detail::gpu {
-
-inline constexpr int kMapUnroll = 2;  // 16-byte vectors per operand per thread and iteration
 
 // Casts follow ops.hpp's ConvertOp: NaN -> 0, out of range saturates, integer narrowing wraps.
 template <class To>
@@ -57,95 +51,10 @@ struct AxpyOf {  // alpha * x rounded, then + y: the CPU backend's bits, never a
   PORTA_HOST_DEVICE T operator()(T x, T y) const { return add_rn(mul_rn(alpha, x), y); }
 };
 
-// f applied to element i of the first Arity operands (the others may be NULL).
-template <int Arity, class F, class TA, class TB>
-__device__ __forceinline__ auto apply_at(const F& f, const TA* a, const TB* b, std::int64_t i) {
-  if constexpr (Arity == 0) {
-    return f();
-  } else if constexpr (Arity == 1) {
-    return f(a[i]);
-  } else {
-    return f(a[i], b[i]);
-  }
-}
-
-// y[i] = f(), f(a[i]) or f(a[i], b[i]) for i in [0, n). Elements [head, head + nvec * V) go as
-// V-wide vectors, the rest one by one.
-template <int Arity, int V, class F, class TO, class TA, class TB>
-__global__ void __launch_bounds__(kBlockThreads)
-    map_kernel(std::int64_t n, std::int64_t head, std::int64_t nvec, F f, TO* y, const TA* a, const TB* b) {
-  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t nthreads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  using PO = Pack<TO, V>;
-  using PA = Pack<TA, V>;
-  using PB = Pack<TB, V>;
-  PO* yv = reinterpret_cast<PO*>(y + head);
-  const PA* av = reinterpret_cast<const PA*>(a + head);
-  const PB* bv = reinterpret_cast<const PB*>(b + head);
-  for (std::int64_t base = tid; base < nvec; base += nthreads * kMapUnroll) {
-    PA ra[kMapUnroll];
-    PB rb[kMapUnroll];
-    // All loads first: they are independent, so they are all in flight at once.
-#pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) {
-      const std::int64_t v = base + u * nthreads;
-      if (v < nvec) {
-        if constexpr (Arity >= 1) ra[u] = av[v];
-        if constexpr (Arity >= 2) rb[u] = bv[v];
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) {
-      const std::int64_t v = base + u * nthreads;
-      if (v < nvec) {
-        PO r;
-#pragma unroll
-        for (int e = 0; e < V; ++e) r.v[e] = static_cast<TO>(apply_at<Arity>(f, ra[u].v, rb[u].v, e));
-        yv[v] = r;
-      }
-    }
-  }
-  for (std::int64_t i = tid; i < head; i += nthreads) y[i] = static_cast<TO>(apply_at<Arity>(f, a, b, i));
-  for (std::int64_t i = head + nvec * V + tid; i < n; i += nthreads)
-    y[i] = static_cast<TO>(apply_at<Arity>(f, a, b, i));
-}
-
-template <int Arity, class TO, class TA, class TB>
-constexpr int map_width() {
-  std::size_t w = sizeof(TO);
-  if (Arity >= 1 && sizeof(TA) > w) w = sizeof(TA);
-  if (Arity >= 2 && sizeof(TB) > w) w = sizeof(TB);
-  return static_cast<int>(16 / w);
-}
-
-// Elements before p reaches `bytes` alignment, or -1 when it never does (p not element-aligned).
-template <class T>
-std::int64_t elements_to_align(const T* p, std::size_t bytes) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t gap = (bytes - (a & (bytes - 1))) & (bytes - 1);
-  return gap % sizeof(T) == 0 ? static_cast<std::int64_t>(gap / sizeof(T)) : -1;
-}
-
-template <class Api, int Arity, class F, class TO, class TA = TO, class TB = TO>
-int launch_map(std::int64_t n, F f, TO* y, const TA* a, const TB* b, void* stream) {
-  if (n <= 0) return 0;
-  constexpr int V = map_width<Arity, TO, TA, TB>();
-  // The vector part starts where y is aligned to a whole vector; the inputs must be aligned there too.
-  std::int64_t head = elements_to_align(y, sizeof(TO) * V);
-  bool vec = head >= 0;
-  if (vec && Arity >= 1) vec = is_aligned(a + head, sizeof(TA) * V);
-  if (vec && Arity >= 2) vec = is_aligned(b + head, sizeof(TB) * V);
-  if (!vec || head > n) head = n;
-  const std::int64_t nvec = (n - head) / V;
-  auto kernel = map_kernel<Arity, V, F, TO, TA, TB>;
-  std::int64_t resident = 0;
-  typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
-  if (e != Api::kSuccess) return static_cast<int>(e);
-  const std::int64_t work = nvec > 0 ? (nvec + kMapUnroll - 1) / kMapUnroll : n;
-  const std::int64_t grid = clamp_grid((work + kBlockThreads - 1) / kBlockThreads, resident);
-  kernel<<<static_cast<unsigned>(grid), kBlockThreads, 0, static_cast<typename Api::Stream>(stream)>>>(n, head, nvec, f,
-                                                                                                       y, a, b);
-  return static_cast<int>(Api::get_last_error());
+// The contiguous maps' launcher in the plugins' calling convention (void* stream, int status).
+template <class Api, class F, class TO, class... TI>
+int run_map(void* stream, std::int64_t n, F f, TO* y, const TI*... in) {
+  return static_cast<int>(launch_map<Api>(static_cast<typename Api::Stream>(stream), n, f, y, in...));
 }
 
 template <class T>
@@ -244,8 +153,7 @@ decltype(auto) with_binary_op(porta_binary_op op, F&& f) {
 
 template <class Api, class T>
 int MapKernels<Api, T>::fill(std::int64_t n, T value, T* y, void* stream) {
-  return launch_map<Api, 0>(n, ConstantOf<T>{value}, y, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr),
-                            stream);
+  return run_map<Api>(stream, n, ConstantOf<T>{value}, y);
 }
 
 template <class Api, class T>
@@ -271,13 +179,13 @@ int MapKernels<Api, T>::cast_from(porta_dtype from, std::int64_t n, const void* 
     if constexpr (std::is_same_v<From, T>) {
       if (static_cast<const void*>(xs) == static_cast<const void*>(y)) return 0;
     }
-    return launch_map<Api, 1>(n, ConvertTo<T>{}, y, xs, xs, stream);
+    return run_map<Api>(stream, n, ConvertTo<T>{}, y, xs);
   });
 }
 
 template <class Api, class T>
 int MapKernels<Api, T>::unary(porta_unary_op op, std::int64_t n, const T* x, T* y, void* stream) {
-  return with_unary_op(op, [&](auto o) { return launch_map<Api, 1>(n, o, y, x, x, stream); });
+  return with_unary_op(op, [&](auto o) { return run_map<Api>(stream, n, o, y, x); });
 }
 
 template <class Api, class T>
@@ -295,11 +203,10 @@ int MapKernels<Api, T>::binary(porta_binary_op op, std::int64_t rows, std::int64
   };
   return with_binary_op(op, [&](auto o) -> int {
     using Op = decltype(o);
-    if (dense(a_rs, a_cs) && dense(b_rs, b_cs)) return launch_map<Api, 2>(n, o, y, a, b, stream);
+    if (dense(a_rs, a_cs) && dense(b_rs, b_cs)) return run_map<Api>(stream, n, o, y, a, b);
     if (dense(a_rs, a_cs) && scalar(b_rs, b_cs))
-      return launch_map<Api, 1>(n, WithDeviceScalar<Op, T, false>{b}, y, a, a, stream);
-    if (scalar(a_rs, a_cs) && dense(b_rs, b_cs))
-      return launch_map<Api, 1>(n, WithDeviceScalar<Op, T, true>{a}, y, b, b, stream);
+      return run_map<Api>(stream, n, WithDeviceScalar<Op, T, false>{b}, y, a);
+    if (scalar(a_rs, a_cs) && dense(b_rs, b_cs)) return run_map<Api>(stream, n, WithDeviceScalar<Op, T, true>{a}, y, b);
     const auto s = static_cast<typename Api::Stream>(stream);
     if (cols < 64) {
       auto kernel = binary_flat_kernel<Op, T>;
@@ -330,14 +237,14 @@ int MapKernels<Api, T>::binary_scalar(porta_binary_op op, std::int64_t n, const 
                                       void* stream) {
   return with_binary_op(op, [&](auto o) {
     using Op = decltype(o);
-    return scalar_first ? launch_map<Api, 1>(n, WithFirst<Op, T>{value}, y, x, x, stream)
-                        : launch_map<Api, 1>(n, WithSecond<Op, T>{value}, y, x, x, stream);
+    return scalar_first ? run_map<Api>(stream, n, WithFirst<Op, T>{value}, y, x)
+                        : run_map<Api>(stream, n, WithSecond<Op, T>{value}, y, x);
   });
 }
 
 template <class Api, class T>
 int MapKernels<Api, T>::axpy(std::int64_t n, T alpha, const T* x, T* y, void* stream) {
-  return launch_map<Api, 2>(n, AxpyOf<T>{alpha}, y, x, static_cast<const T*>(y), stream);
+  return run_map<Api>(stream, n, AxpyOf<T>{alpha}, y, x, static_cast<const T*>(y));
 }
 
 }  // namespace porta::detail::gpu

@@ -119,8 +119,9 @@ void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
 }
 
 namespace detail {
-// nvcc's extended lambdas cannot capture a parameter pack, so the input pointers travel in a
-// minimal recursive tuple that is trivially copyable and usable on the device.
+// nvcc's extended lambdas cannot capture a parameter pack, so the input pointers of the CPU path
+// (parallel_for's lambda, which a CUDA or HIP translation unit compiles for the device too) travel in
+// a minimal recursive tuple that is trivially copyable and usable on the device.
 template <class... Ts>
 struct PointerPack {};
 template <class T, class... Ts>
@@ -148,6 +149,14 @@ PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
 
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p) {
+#if PORTA_GPU_COMPILER
+  // GPUs take the built-in maps' vector kernel; parallel_for's element per thread would cost bandwidth.
+  if (dev.type != DeviceType::cpu) {
+    check_stream_device(stream, dev, "porta::map");
+    gpu_user::map(dev, n, f, o, stream.native_handle(), "porta::map", p...);
+    return;
+  }
+#endif
   const PointerPack<In...> pack = pack_pointers(p...);
   parallel_for(
       dev, n, PORTA_LAMBDA(std::int64_t i) { o[i] = call_at(f, pack, i); }, stream);

@@ -161,6 +161,83 @@ TEMPLATE_TEST_CASE("map with one, two and three inputs", "[kernels][map]", float
                     porta_test::Contains("porta::map"));
 }
 
+TEST_CASE("map: mixed types, sizes around the vector width, offset windows", "[kernels][map]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  // On a GPU, map reads and writes 16-byte vectors where the output and every input are aligned
+  // alike, with a scalar head and tail, and goes element by element where they never align alike.
+  // Windows that start a few elements into their arrays (through detail::map_pointers, which
+  // porta::map calls with data()) reach every one of those paths; the elements outside the output's
+  // window must stay poison.
+  struct Offsets {
+    std::int64_t out, a, b, c;
+  };
+  const Offsets offsets[] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}, {1, 0, 2, 3}, {0, 3, 1, 2}};
+  for (std::int64_t n :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{1000}, (std::int64_t{1} << 20) + 3}) {
+    const std::int64_t len = n + 3;  // room for the largest offset
+    const auto ha = porta_test::nonzero<float>(rng, len);
+    const auto hb = porta_test::nonzero<double>(rng, len);
+    const auto hk = porta_test::nonzero<std::int32_t>(rng, len);
+    const auto hl = porta_test::nonzero<std::int64_t>(rng, len);
+    const auto a = Array<float>::from(ha, dev);
+    const auto b = Array<double>::from(hb, dev);
+    const auto k = Array<std::int32_t>::from(hk, dev);
+    const auto l = Array<std::int64_t>::from(hl, dev);
+    for (const Offsets& o : offsets) {
+      INFO("n = " << n << ", offsets out " << o.out << ", inputs " << o.a << " " << o.b << " " << o.c << " on "
+                  << dev.to_string());
+      const porta::Stream stream;
+      // Host references in double; every operation is exact or rounds once, as on the device.
+      const auto expect = [&](auto poison_value, auto ref) {
+        std::vector<decltype(poison_value)> r(static_cast<std::size_t>(len), poison_value);
+        for (std::int64_t i = 0; i < n; ++i) r[static_cast<std::size_t>(o.out + i)] = ref(i);
+        return r;
+      };
+      // one input, float -> int32: four elements per vector
+      auto y1 = porta_test::poisoned<std::int32_t>(Shape{len}, dev);
+      porta::detail::map_pointers(
+          stream, dev, n, y1.data() + o.out, PORTA_LAMBDA(float x) { return static_cast<std::int32_t>(x * 100.0f); },
+          a.data() + o.a);
+      PORTA_CHECK_RESULT(
+          porta_test::compare_exact(y1.to_vector(), expect(porta_test::poison<std::int32_t>(), [&](std::int64_t i) {
+                                      return static_cast<std::int32_t>(ha[static_cast<std::size_t>(o.a + i)] * 100.0f);
+                                    })));
+      // one input, float -> double: two per vector, the float input read as half a vector
+      auto y2 = porta_test::poisoned<double>(Shape{len}, dev);
+      porta::detail::map_pointers(
+          stream, dev, n, y2.data() + o.out, PORTA_LAMBDA(float x) { return 2.0 * x; }, a.data() + o.a);
+      PORTA_CHECK_RESULT(
+          porta_test::compare_exact(y2.to_vector(), expect(porta_test::poison<double>(), [&](std::int64_t i) {
+                                      return 2.0 * static_cast<double>(ha[static_cast<std::size_t>(o.a + i)]);
+                                    })));
+      // two inputs, double and int32 -> float
+      auto y3 = porta_test::poisoned<float>(Shape{len}, dev);
+      porta::detail::map_pointers(
+          stream, dev, n, y3.data() + o.out,
+          PORTA_LAMBDA(double x, std::int32_t m) { return static_cast<float>(x * m); }, b.data() + o.b, k.data() + o.c);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(
+          y3.to_vector(), expect(porta_test::poison<float>(), [&](std::int64_t i) {
+            return static_cast<float>(hb[static_cast<std::size_t>(o.b + i)] *
+                                      static_cast<double>(hk[static_cast<std::size_t>(o.c + i)]));
+          })));
+      // three inputs, int64, float and double -> double
+      auto y4 = porta_test::poisoned<double>(Shape{len}, dev);
+      porta::detail::map_pointers(
+          stream, dev, n, y4.data() + o.out,
+          PORTA_LAMBDA(std::int64_t m, float x, double z) {
+            return static_cast<double>(x) - z + static_cast<double>(m);
+          },
+          l.data() + o.c, a.data() + o.a, b.data() + o.b);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(
+          y4.to_vector(), expect(porta_test::poison<double>(), [&](std::int64_t i) {
+            const auto j = [&](std::int64_t off) { return static_cast<std::size_t>(off + i); };
+            return static_cast<double>(ha[j(o.a)]) - hb[j(o.b)] + static_cast<double>(hl[j(o.c)]);
+          })));
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("transform_reduce follows the canonical order", "[kernels][reduce][determinism]", float, double,
                    std::int32_t, std::int64_t) {
   using T = TestType;

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one elementwise map kernel of porta's GPU code: y[i] = f(in0[i], in1[i], ...) for any number
+// of inputs of any element types. The built-in maps of the CUDA and HIP plugins
+// (backends/gpu/map_kernels.cuh) and user porta::map (porta/kernels.hpp) both launch it, so a user's
+// lambda gets the same memory path as porta's own add or axpy.
+//
+// Contiguous maps are memory-bound, so the kernel is built for bandwidth: a grid of the blocks the
+// device keeps resident (occupancy x multiprocessors) strides over the data; each thread issues
+// Unroll independent 16-byte loads per operand before it computes and stores anything, so that
+// enough bytes are in flight to cover memory latency (Little's law: about 32 KiB per SM on an
+// H200); all indices are 64-bit. Arrays whose addresses are not 16-byte aligned alike (views) take a
+// scalar head until they are, and every map ends with a scalar tail; arrays that never align alike
+// go element by element. Nothing here assumes a warp or wavefront size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "porta/detail/gpu/api.cuh"
+
+namespace porta::detail::gpu {
+
+inline constexpr int kMapUnroll = 2;  // 16-byte vectors per operand per thread and iteration
+
+// The input pointers of a map as a recursive tuple: a kernel needs them as one trivially copyable
+// argument, and the per-input registers below need the same recursion (C++17 has no pack of
+// variables). porta/kernels.hpp keeps its own PointerPack because its CPU path must compile as
+// plain C++, which this header does not.
+template <class... Ts>
+struct MapInputs {};
+template <class T, class... Ts>
+struct MapInputs<T, Ts...> {
+  const T* head;
+  MapInputs<Ts...> tail;
+};
+
+inline MapInputs<> map_inputs() {
+  return {};
+}
+template <class T, class... Ts>
+MapInputs<T, Ts...> map_inputs(const T* head, const Ts*... tail) {
+  return MapInputs<T, Ts...>{head, map_inputs(tail...)};
+}
+
+// One V-wide vector of every input, in registers.
+template <int V, class... Ts>
+struct MapPacks {};
+template <int V, class T, class... Ts>
+struct MapPacks<V, T, Ts...> {
+  Pack<T, V> head;
+  MapPacks<V, Ts...> tail;
+};
+
+template <int V>
+__device__ __forceinline__ void load_packs(MapPacks<V>&, const MapInputs<>&, std::int64_t) {}
+template <int V, class T, class... Ts>
+__device__ __forceinline__ void load_packs(MapPacks<V, T, Ts...>& r, const MapInputs<T, Ts...>& in, std::int64_t i) {
+  r.head = *reinterpret_cast<const Pack<T, V>*>(in.head + i);
+  load_packs(r.tail, in.tail, i);
+}
+
+// f(element e of every pack).
+template <class F, int V, class... Vals>
+__device__ __forceinline__ auto apply_lane(const F& f, const MapPacks<V>&, int, Vals... x) {
+  return f(x...);
+}
+template <class F, int V, class T, class... Ts, class... Vals>
+__device__ __forceinline__ auto apply_lane(const F& f, const MapPacks<V, T, Ts...>& r, int e, Vals... x) {
+  return apply_lane(f, r.tail, e, x..., r.head.v[e]);
+}
+
+// f(element i of every input).
+template <class F, class... Vals>
+__device__ __forceinline__ auto apply_at(const F& f, const MapInputs<>&, std::int64_t, Vals... x) {
+  return f(x...);
+}
+template <class F, class T, class... Ts, class... Vals>
+__device__ __forceinline__ auto apply_at(const F& f, const MapInputs<T, Ts...>& in, std::int64_t i, Vals... x) {
+  return apply_at(f, in.tail, i, x..., in.head[i]);
+}
+
+// y[i] = f(in...[i]) for i in [0, n). Elements [head, head + nvec * V) go as V-wide vectors, the
+// rest one by one. y may be one of the inputs (in place): every element is read and written by the
+// same thread.
+template <int V, int Unroll = kMapUnroll, class F, class TO, class... TI>
+__global__ void __launch_bounds__(kBlockThreads)
+    map_kernel(std::int64_t n, std::int64_t head, std::int64_t nvec, F f, TO* y, MapInputs<TI...> in) {
+  const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t nthreads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t base = tid; base < nvec; base += nthreads * Unroll) {
+    MapPacks<V, TI...> r[Unroll];
+    // All loads first: they are independent, so they are all in flight at once.
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      const std::int64_t v = base + u * nthreads;
+      if (v < nvec) load_packs(r[u], in, head + v * V);
+    }
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      const std::int64_t v = base + u * nthreads;
+      if (v < nvec) {
+        Pack<TO, V> o;
+#pragma unroll
+        for (int e = 0; e < V; ++e) o.v[e] = static_cast<TO>(apply_lane(f, r[u], e));
+        *reinterpret_cast<Pack<TO, V>*>(y + head + v * V) = o;
+      }
+    }
+  }
+  for (std::int64_t i = tid; i < head; i += nthreads) y[i] = static_cast<TO>(apply_at(f, in, i));
+  for (std::int64_t i = head + nvec * V + tid; i < n; i += nthreads) y[i] = static_cast<TO>(apply_at(f, in, i));
+}
+
+// Elements per vector: one 16-byte access of the widest operand.
+template <class TO, class... TI>
+constexpr int map_width() {
+  std::size_t w = sizeof(TO);
+  ((w = sizeof(TI) > w ? sizeof(TI) : w), ...);
+  return static_cast<int>(16 / w);
+}
+
+// Elements before p reaches `bytes` alignment, or -1 when it never does (p not element-aligned).
+template <class T>
+std::int64_t elements_to_align(const T* p, std::size_t bytes) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t gap = (bytes - (a & (bytes - 1))) & (bytes - 1);
+  return gap % sizeof(T) == 0 ? static_cast<std::int64_t>(gap / sizeof(T)) : -1;
+}
+
+// Where the vector part of a map of n elements starts and how many V-wide vectors it has.
+struct MapSplit {
+  std::int64_t head;
+  std::int64_t nvec;
+};
+
+template <int V, class TO, class... TI>
+MapSplit map_split(std::int64_t n, const TO* y, const TI*... in) {
+  // The vector part starts where y is aligned to a whole vector; the inputs must be aligned there too.
+  std::int64_t head = elements_to_align(y, sizeof(TO) * V);
+  const bool vec = head >= 0 && head <= n && (is_aligned(in + head, sizeof(TI) * V) && ...);
+  if (!vec) head = n;
+  return MapSplit{head, (n - head) / V};
+}
+
+// Blocks of kBlockThreads that a map of this split asks for before any cap: one per kBlockThreads
+// x Unroll vectors (one per kBlockThreads elements when nothing is vectorised).
+template <int Unroll>
+std::int64_t map_blocks_wanted(std::int64_t n, const MapSplit& s) {
+  const std::int64_t work = s.nvec > 0 ? (s.nvec + Unroll - 1) / Unroll : n;
+  return (work + kBlockThreads - 1) / kBlockThreads;
+}
+
+// y[i] = f(in...[i]) for i in [0, n), asynchronous on `stream`. The grid is at most `waves` times
+// the blocks the device keeps resident (the kernel strides over the rest); waves == 0 launches
+// every wanted block instead (no striding). porta's own maps use one wave; other values are for
+// bench/tune_gpu.cu.
+template <class Api, int Unroll = kMapUnroll, class F, class TO, class... TI>
+typename Api::Error launch_map_waves(int waves, typename Api::Stream stream, std::int64_t n, F f, TO* y,
+                                     const TI*... in) {
+  if (n <= 0) return Api::kSuccess;
+  constexpr int V = map_width<TO, TI...>();
+  static_assert(V >= 1 && (V & (V - 1)) == 0, "map operands must be 1, 2, 4, 8 or 16 bytes wide");
+  const MapSplit split = map_split<V>(n, y, in...);
+  auto kernel = map_kernel<V, Unroll, F, TO, TI...>;
+  std::int64_t cap = kMaxGrid;
+  if (waves > 0) {
+    std::int64_t resident = 0;
+    const typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
+    if (e != Api::kSuccess) return e;
+    cap = resident * waves;
+  }
+  const std::int64_t grid = clamp_grid(map_blocks_wanted<Unroll>(n, split), cap);
+  kernel<<<static_cast<unsigned>(grid), kBlockThreads, 0, stream>>>(n, split.head, split.nvec, f, y, map_inputs(in...));
+  return Api::get_last_error();
+}
+
+template <class Api, int Unroll = kMapUnroll, class F, class TO, class... TI>
+typename Api::Error launch_map(typename Api::Stream stream, std::int64_t n, F f, TO* y, const TI*... in) {
+  return launch_map_waves<Api, Unroll>(1, stream, n, f, y, in...);
+}
+
+}  // namespace porta::detail::gpu
