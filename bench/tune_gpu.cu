@@ -269,7 +269,7 @@ void add_map_variants(std::vector<Variant>& vs, Launch launch, T* y, T* out, T* 
     constexpr int U = decltype(u)::value;
     for (int waves : {1, 2, 4, 0}) {
       Variant v;
-      v.name = "u" + std::to_string(U) + " " + grid_name(waves) + (U == g::kMapUnroll && waves == 1 ? " (prod)" : "");
+      v.name = "u" + std::to_string(U) + " " + grid_name(waves) + (U == g::kMapUnroll && waves == 0 ? " (prod)" : "");
       v.call = [launch, waves, y] { launch(std::integral_constant<int, U>{}, waves, y); };
       launch(u, waves, out);
       const unsigned long long bad = count_diff(out, ref, n);
@@ -383,7 +383,9 @@ void tune_fourop(std::int64_t n, const char* dt) {
   const auto vec = [&](auto u, int waves) {
     constexpr int U = decltype(u)::value;
     Variant v;
-    v.name = "u" + std::to_string(U) + " " + grid_name(waves) + (U == g::kMapUnroll && waves == 1 ? " (prod)" : "");
+    // launch_user_map's choice: the built-in maps' for elements up to 4 bytes, u1 r1 for 8 bytes.
+    const bool prod = sizeof(T) <= 4 ? (U == g::kMapUnroll && waves == 0) : (U == 1 && waves == 1);
+    v.name = "u" + std::to_string(U) + " " + grid_name(waves) + (prod ? " (prod)" : "");
     checked(v, [=](T* dst) { porta_map<U>(waves, n, f, dst, xp, yp); });
   };
   for (int waves : {1, 0}) {

@@ -77,7 +77,7 @@ void parallel_for(Device device, std::int64_t n, F f, void* native_stream, const
 template <class T, class F, class... In>
 void map(Device device, std::int64_t n, F f, T* out, void* native_stream, const char* fn, const In*... in) {
   enter(device, fn);
-  const Api::Error e = gpu::launch_map<Api>(static_cast<Api::Stream>(native_stream), n, f, out, in...);
+  const Api::Error e = gpu::launch_user_map<Api>(static_cast<Api::Stream>(native_stream), n, f, out, in...);
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
 }
 
