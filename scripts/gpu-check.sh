@@ -7,7 +7,8 @@
 #
 #   scripts/gpu-check.sh [all|build|test|sanitize|mlp|bench|tune]...   (default: all but tune)
 #
-# bench runs scripts/bench.sh on cuda and cpu (--device all): one report for both. tune runs
+# bench runs scripts/bench.sh on cuda (into $OUT/cuda) and on the machine's CPU (into $OUT/cpu;
+# PORTA_CPU_BENCH_ARGS adds arguments for that run only); PORTA_BENCH_ARGS goes to both. tune runs
 # bench/tune_gpu.cu's launch-configuration sweep (porta_tune_gpu).
 #
 # Every step runs even when an earlier one fails; the summary at the end says which failed.
@@ -47,14 +48,14 @@ if [ -d .vendor ]; then
   export LD_LIBRARY_PATH="$v/blas:$v/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
-# At most eight files come back from the GPU machine: build.log, check.log (everything else that
-# runs), summary.txt, and bench.sh's five (report, two JSON, two plots).
+# At most eight files come back from the GPU machine: check.log (every step's output), summary.txt,
+# and bench.sh's three per device (report, JSON, plot).
 log=$OUT/check.log
 { date; nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1; nproc; } >"$log" 2>&1
 
 if want build; then
-  run configure "$OUT/build.log" cmake --preset gpu-check -B "$build" "${vendor_args[@]}"
-  run build "$OUT/build.log" cmake --build "$build" -j "$jobs"
+  run configure "$log" cmake --preset gpu-check -B "$build" "${vendor_args[@]}"
+  run build "$log" cmake --build "$build" -j "$jobs"
 fi
 
 if want test; then
@@ -89,7 +90,9 @@ if want tune && [ -x "$build/bench/porta_tune_gpu" ]; then
 fi
 
 if want bench; then
-  run "bench (cuda + cpu)" "$log" scripts/bench.sh --device all --build-dir "$build" --out "$OUT" ${PORTA_BENCH_ARGS:-}
+  run "bench cuda" "$log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT/cuda" ${PORTA_BENCH_ARGS:-}
+  run "bench cpu" "$log" scripts/bench.sh --device cpu --build-dir "$build" --out "$OUT/cpu" ${PORTA_BENCH_ARGS:-} \
+    ${PORTA_CPU_BENCH_ARGS:-}
 fi
 
 echo
