@@ -40,10 +40,8 @@ T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x, const Strea
     throw_invalid(fn,
                   (std::string("the array is empty (") + reduce_name(op) + " of no elements is undefined)").c_str());
   }
-  Array<T> tmp(Shape{}, dev, stream);
-  c.check(c.t().reduce(c.dev(), op, dtype_of<T>(), 1, n, 1, x.data(), tmp.data(), c.stream));
-  T r{};
-  copy_to_host(dev, tmp.data(), &r, sizeof(T), c.stream, true);
+  const T r = read_device_scalar<T>(
+      c, [&](T* y) { c.check(c.t().reduce(c.dev(), op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream)); });
   return canonical_nan(r);
 }
 
@@ -141,10 +139,8 @@ T dot(const Array<T>& x, const Array<T>& y, const Stream& stream) {
   if (x.shape() != y.shape()) detail::throw_shapes_differ(fn, rx, ry);
   const detail::Call c = detail::make_call(fn, dev, stream);
   if (x.size() == 0) return T(0);
-  Array<T> tmp(Shape{}, dev, stream);
-  c.check(c.t().dot(c.dev(), detail::dtype_of<T>(), x.size(), x.data(), y.data(), tmp.data(), c.stream));
-  T r{};
-  detail::copy_to_host(dev, tmp.data(), &r, sizeof(T), c.stream, true);
+  const T r = detail::read_device_scalar<T>(
+      c, [&](T* out) { c.check(c.t().dot(c.dev(), detail::dtype_of<T>(), x.size(), x.data(), y.data(), out, c.stream)); });
   return detail::canonical_nan(r);
 }
 

@@ -89,6 +89,50 @@ void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t b
   if (sync) check(t.stream_synchronize(dst_device.index, s), fn, dst_device);
 }
 
+namespace {
+// One small pinned block per thread and GPU backend, made on first use and freed when the thread
+// ends. nullptr when the backend cannot pin (the caller then copies to pageable memory).
+class PinnedBounce {
+ public:
+  static constexpr std::size_t kBytes = 64;
+  ~PinnedBounce() {
+    for (int t = 0; t < kTypes; ++t)
+      if (p_[t] != nullptr) host_free(Device(static_cast<DeviceType>(t), 0), p_[t]);
+  }
+  void* get(Device d) {
+    const int t = static_cast<int>(d.type);
+    if (t < 0 || t >= kTypes || failed_[t]) return nullptr;
+    if (p_[t] == nullptr) {
+      try {
+        p_[t] = host_alloc(d, kBytes, "porta::copy_small_to_host");
+      } catch (...) {
+        failed_[t] = true;
+      }
+    }
+    return p_[t];
+  }
+
+ private:
+  static constexpr int kTypes = kDeviceTypeCount;
+  void* p_[kTypes] = {nullptr, nullptr, nullptr};
+  bool failed_[kTypes] = {false, false, false};
+};
+}  // namespace
+
+void copy_small_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s) {
+  void* bounce = nullptr;
+  if (src_device.type != DeviceType::cpu && bytes <= PinnedBounce::kBytes) {
+    thread_local PinnedBounce pinned;
+    bounce = pinned.get(src_device);
+  }
+  if (bounce == nullptr) {
+    copy_to_host(src_device, src, dst, bytes, s, true);
+    return;
+  }
+  copy_to_host(src_device, src, bounce, bytes, s, true);
+  std::memcpy(dst, bounce, bytes);
+}
+
 // `s` belongs to src_device (it is also dst_device's when they are one device). Between devices
 // the copy is synchronous: the data goes through host memory that is gone on return.
 void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes, porta_stream s) {

@@ -294,7 +294,7 @@ TEST_CASE("zero-element arrays are valid", "[array]") {
   CHECK(c.to_vector().empty());
 }
 
-TEST_CASE("an impossible allocation is OutOfMemory and the next one works", "[array][errors][memory]") {
+TEST_CASE("an impossible allocation is OutOfMemory and the next one works", "[array][errors][memory][oom]") {
   const Device dev = PORTA_TEST_DEVICE();
   const std::uint64_t bytes = std::uint64_t{1} << 50;  // 1 PiB
   const porta::MemoryStats before = porta::memory_stats(dev);

@@ -71,6 +71,9 @@ void host_free(Device device, void* ptr) noexcept;
 // Host <-> device copies; synchronous when `sync` is true (needed for pageable host memory).
 void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync);
 void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync);
+// A few bytes (<= 64) device -> host, waiting for the stream: through a pinned per-thread buffer
+// on GPUs. Anything larger goes as copy_to_host.
+void copy_small_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s);
 // Between devices (possibly of different backends: staged through the host).
 void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes, porta_stream s);
 void fill(Device device, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream s);
