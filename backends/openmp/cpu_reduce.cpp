@@ -19,7 +19,9 @@
 //   every row of the strip is one long contiguous read. Many short rows (inner == 1, n <= 256) are
 //   done 16 at a time with their trees vectorised across rows (group_short).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -121,6 +123,86 @@ PORTA_REDUCE_CLONES T chunk_flat(const Src& src, std::int64_t first, std::int64_
   for (std::int64_t l = 0; l < rest; ++l) acc[l] = op(acc[l], src(row + l));
   lane_tree(acc, used, 1, op);
   return acc[0];
+}
+
+// min and max are associative and commutative on every input (ops.hpp: NaN propagates, -0.0 is
+// below +0.0), so their result does not depend on the order and a chunk of them may skip the lane
+// array. Floating-point values are compared as integer keys that order them totally (the sign
+// flips the magnitude bits), with a separate "saw a NaN" flag: integer max/min and a compare
+// vectorise to a few instructions per vector, where max_op's branches cost 2x (f32) to 4x (f64)
+// the memory time (measured: 0.71x / 0.56x a plain `reduction(max:)` loop on 16 cores).
+template <class T>
+struct MinMaxKey {
+  using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  typedef I __attribute__((may_alias)) AliasI;
+  static constexpr I kMagnitude = std::numeric_limits<I>::max();  // every bit but the sign
+  static PORTA_INLINE I key(I bits) { return bits ^ ((bits >> (8 * sizeof(I) - 1)) & kMagnitude); }
+};
+
+template <class T, bool IsMax>
+PORTA_REDUCE_CLONES T chunk_minmax(const T* x, std::int64_t len) {
+  constexpr std::int64_t kW = 128 / static_cast<std::int64_t>(sizeof(T));  // independent lanes
+  if constexpr (std::is_integral_v<T>) {
+    T acc[kW];
+    for (std::int64_t l = 0; l < kW; ++l) acc[l] = x[0];
+    std::int64_t i = 0;
+    for (; i + kW <= len; i += kW) {
+      PORTA_SIMD
+      for (std::int64_t l = 0; l < kW; ++l) acc[l] = IsMax ? std::max(acc[l], x[i + l]) : std::min(acc[l], x[i + l]);
+    }
+    T r = x[0];
+    for (std::int64_t l = 0; l < kW; ++l) r = IsMax ? std::max(r, acc[l]) : std::min(r, acc[l]);
+    for (; i < len; ++i) r = IsMax ? std::max(r, x[i]) : std::min(r, x[i]);
+    return r;
+  } else {
+    using K = MinMaxKey<T>;
+    using I = typename K::I;
+    const auto* xi = reinterpret_cast<const typename K::AliasI*>(x);
+    I inf_bits;
+    const T inf = std::numeric_limits<T>::infinity();
+    std::memcpy(&inf_bits, &inf, sizeof inf);
+    const I first = K::key(xi[0]);
+    I acc[kW], nan[kW];
+    for (std::int64_t l = 0; l < kW; ++l) {
+      acc[l] = first;
+      nan[l] = 0;
+    }
+    std::int64_t i = 0;
+    for (; i + kW <= len; i += kW) {
+      PORTA_SIMD
+      for (std::int64_t l = 0; l < kW; ++l) {
+        const I b = xi[i + l];
+        const I k = K::key(b);
+        acc[l] = IsMax ? (k > acc[l] ? k : acc[l]) : (k < acc[l] ? k : acc[l]);
+        nan[l] |= static_cast<I>((b & K::kMagnitude) > inf_bits);
+      }
+    }
+    I r = first, any_nan = 0;
+    for (std::int64_t l = 0; l < kW; ++l) {
+      r = IsMax ? std::max(r, acc[l]) : std::min(r, acc[l]);
+      any_nan |= nan[l];
+    }
+    for (; i < len; ++i) {
+      const I b = xi[i];
+      r = IsMax ? std::max(r, K::key(b)) : std::min(r, K::key(b));
+      any_nan |= static_cast<I>((b & K::kMagnitude) > inf_bits);
+    }
+    if (any_nan) return std::numeric_limits<T>::quiet_NaN();  // canonicalised with the final value
+    const I bits = K::key(r);  // key() is its own inverse
+    T out;
+    std::memcpy(&out, &bits, sizeof out);
+    return out;
+  }
+}
+
+// One contiguous chunk of any op: the order-free min/max kernel where it applies.
+template <class T, class Op, class Src>
+PORTA_INLINE T chunk_contiguous(const Src& src, std::int64_t first, std::int64_t len) {
+  if constexpr (std::is_same_v<Src, Plain<T>> && (std::is_same_v<Op, MaxOp> || std::is_same_v<Op, MinOp>)) {
+    return chunk_minmax<T, std::is_same_v<Op, MaxOp>>(src.x + first, len);
+  } else {
+    return chunk_flat<T, Op>(src, first, len);
+  }
 }
 
 // kGroup short sequences (len <= kLanes) of a contiguous input, sequence g at
@@ -299,7 +381,7 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
     parallel_tasks(outer * m, std::min(n, kChunk), [&](std::int64_t t, int) {
       const std::int64_t o = t / m, c = t % m;
       const std::int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
-      const T r = chunk_flat<T, Op>(src, o * n + begin, len);
+      const T r = chunk_contiguous<T, Op>(src, o * n + begin, len);
       dst[t] = m > 1 ? r : final_value(r);
     });
   } else {
