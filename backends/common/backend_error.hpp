@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What every backend (the CPU one inside libporta, the CUDA and HIP plugins) needs to report an
-// error across the C ABI: a status plus a thread-local message that the table's last_error()
+// error across the C ABI (and, through backends/common/dtype.hpp, name a dtype): a status plus a thread-local message that the table's last_error()
 // returns. Header-only, so each shared library gets its own buffer: the plugins hide every
 // symbol but their entry point (exports.map), and a message from one backend never shows up as
 // another's.
@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "backends/common/dtype.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::backend {
@@ -31,21 +32,6 @@ __attribute__((format(printf, 2, 3))) inline porta_status set_error(porta_status
 
 inline const char* last_error() noexcept {
   return message_buffer();
-}
-
-// "float32", ... for messages.
-inline const char* dtype_name(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-      return "float32";
-    case PORTA_F64:
-      return "float64";
-    case PORTA_I32:
-      return "int32";
-    case PORTA_I64:
-      return "int64";
-  }
-  return "unknown dtype";
 }
 
 }  // namespace porta::detail::backend

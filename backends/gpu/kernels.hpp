@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/common/dtype.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::gpu {
@@ -55,33 +56,9 @@ struct GemmKernels {
                   std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc, void* stream);
 };
 
-template <class T>
-inline T scalar_value(porta_scalar s) {
-  if constexpr (std::is_same_v<T, float>) {
-    return s.f32;
-  } else if constexpr (std::is_same_v<T, double>) {
-    return s.f64;
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    return s.i32;
-  } else {
-    return s.i64;
-  }
-}
-
-// Calls f(T{}) with the C++ type of dt (which the caller has validated).
-template <class F>
-decltype(auto) with_dtype(porta_dtype dt, F&& f) {
-  switch (dt) {
-    case PORTA_F32:
-      return f(float{});
-    case PORTA_F64:
-      return f(double{});
-    case PORTA_I32:
-      return f(std::int32_t{});
-    default:
-      return f(std::int64_t{});
-  }
-}
+// The ABI's runtime dtype and scalars: backends/common/dtype.hpp.
+using backend::scalar_value;
+using backend::with_dtype;
 
 // The ABI's untyped view of the launchers above.
 template <class Api>

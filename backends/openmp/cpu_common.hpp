@@ -70,33 +70,8 @@ inline std::size_t dtype_bytes(porta_dtype dt) noexcept {
     return ::porta::detail::cpu::set_error(PORTA_ERR_BACKEND, "%s: unexpected C++ exception", fn);       \
   }
 
-// Calls f(T{}) with T the C++ type of dt; dt must be valid.
-template <class F>
-decltype(auto) dispatch_dtype(porta_dtype dt, F&& f) {
-  switch (dt) {
-    case PORTA_F32:
-      return f(float{});
-    case PORTA_F64:
-      return f(double{});
-    case PORTA_I32:
-      return f(std::int32_t{});
-    default:
-      return f(std::int64_t{});
-  }
-}
-
-template <class T>
-inline T scalar_as(porta_scalar s) {
-  if constexpr (std::is_same_v<T, float>) {
-    return s.f32;
-  } else if constexpr (std::is_same_v<T, double>) {
-    return s.f64;
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    return s.i32;
-  } else {
-    return s.i64;
-  }
-}
+using backend::scalar_value;
+using backend::with_dtype;
 
 // ---- threading ----------------------------------------------------------------------------------
 // Work below these sizes runs on the calling thread: waking a team costs a few microseconds,

@@ -48,7 +48,7 @@ void unary_typed(std::int64_t n, const T* x, T* y, std::int64_t grain) {
 
 template <class Op>
 porta_status unary_op(porta_dtype dt, std::int64_t n, const void* x, void* y, bool transcendental) {
-  dispatch_dtype(dt, [&](auto tag) {
+  with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     // Integer math ops go through double and a libm call per element.
     const bool slow =
@@ -163,9 +163,9 @@ bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) {
 
 porta_status fill(int dev, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, y, y, "fill"); st != PORTA_OK) return st;
-  dispatch_dtype(dt, [&](auto tag) {
+  with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    const T v = scalar_as<T>(value);
+    const T v = scalar_value<T>(value);
     T* out = static_cast<T*>(y);
     parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) {
       PORTA_SIMD
@@ -178,9 +178,9 @@ porta_status fill(int dev, porta_dtype dt, std::int64_t n, porta_scalar value, v
 porta_status iota(int dev, porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y,
                   porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, y, y, "iota"); st != PORTA_OK) return st;
-  dispatch_dtype(dt, [&](auto tag) {
+  with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    const T s0 = scalar_as<T>(start), ds = scalar_as<T>(step);
+    const T s0 = scalar_value<T>(start), ds = scalar_value<T>(step);
     T* out = static_cast<T*>(y);
     parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) {
       PORTA_SIMD
@@ -223,9 +223,9 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, con
     tmp.reset(new unsigned char[static_cast<std::size_t>(n) * st]);
     dst = tmp.get();
   }
-  dispatch_dtype(from, [&](auto ftag) {
+  with_dtype(from, [&](auto ftag) {
     using From = decltype(ftag);
-    dispatch_dtype(to, [&](auto ttag) {
+    with_dtype(to, [&](auto ttag) {
       using To = decltype(ttag);
       const From* xs = static_cast<const From*>(x);
       To* ys = reinterpret_cast<To*>(dst);
@@ -285,7 +285,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
   return with_binary_op(op, fn, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
-    dispatch_dtype(dt, [&](auto tag) {
+    with_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
       const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
       binary_typed<T, Op>(rows, cols, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b), b_rs, b_cs,
@@ -302,9 +302,9 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
   return with_binary_op(op, fn, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
-    dispatch_dtype(dt, [&](auto tag) {
+    with_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
-      const T v = scalar_as<T>(value);
+      const T v = scalar_value<T>(value);
       const std::int64_t grain =
           (slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>)) ? kGrainTranscendental : kGrainCheap;
       const T* xs = static_cast<const T*>(x);
@@ -322,9 +322,9 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
 porta_status axpy(int dev, porta_dtype dt, std::int64_t n, porta_scalar alpha, const void* x, void* y,
                   porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, x, y, "axpy"); st != PORTA_OK) return st;
-  dispatch_dtype(dt, [&](auto tag) {
+  with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    const T al = scalar_as<T>(alpha);
+    const T al = scalar_value<T>(alpha);
     const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);
     parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) {

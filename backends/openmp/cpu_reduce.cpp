@@ -441,7 +441,7 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
   if (outputs == 0) return PORTA_OK;
   if (y == nullptr || (total > 0 && x == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   PORTA_CPU_TRY
-  dispatch_dtype(dt, [&](auto tag) {
+  with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     switch (op) {
       case PORTA_REDUCE_SUM:
@@ -472,7 +472,7 @@ porta_status dot(int dev, porta_dtype dt, std::int64_t n, const void* x, const v
   if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr)))
     return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   PORTA_CPU_TRY
-  dispatch_dtype(dt, [&](auto tag) {
+  with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     reduce_impl<T, SumOp>(1, n, 1, Products<T>{static_cast<const T*>(x), static_cast<const T*>(w)}, static_cast<T*>(y));
   });
