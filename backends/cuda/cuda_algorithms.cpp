@@ -11,6 +11,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_common.hpp"
 #include "backends/gpu/kernels.hpp"
+#include "backends/gpu/table_checks.hpp"
 
 namespace porta::detail::gpu {
 PORTA_GPU_EXTERN_KERNELS(ApiCuda)
@@ -27,21 +28,6 @@ using K = gpu::Kernels<gpu::ApiCuda>;
     if (const porta_status st_ = (expr); st_ != PORTA_OK) return st_; \
   } while (0)
 
-porta_status check_dtype(int dt, const char* fn) noexcept {
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, dt);
-  return PORTA_OK;
-}
-
-porta_status check_count(std::int64_t n, const char* fn) noexcept {
-  if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
-  return PORTA_OK;
-}
-
-porta_status check_ptrs(std::int64_t n, const void* x, const void* y, const char* fn) noexcept {
-  if (n > 0 && (x == nullptr || y == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
-  return PORTA_OK;
-}
-
 // Maps the launcher's vendor code to a status; `what` names the kernel.
 porta_status launched(int e, const char* op, porta_dtype dt, int dev) noexcept {
   if (e == 0) return PORTA_OK;
@@ -53,9 +39,7 @@ porta_status launched(int e, const char* op, porta_dtype dt, int dev) noexcept {
 }  // namespace
 
 porta_status fill(int dev, porta_dtype dt, int64_t n, porta_scalar value, void* y, porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "fill"));
-  PORTA_CUDA_CHECK(check_count(n, "fill"));
-  PORTA_CUDA_CHECK(check_ptrs(n, y, y, "fill"));
+  PORTA_CUDA_CHECK(gpu::check::elementwise(dt, n, y, y, "fill"));
   PORTA_CUDA_CHECK(enter(dev, "fill"));
   PORTA_CUDA_TRY
   return launched(K::fill(dt, n, value, y, s), "fill", dt, dev);
@@ -64,9 +48,7 @@ porta_status fill(int dev, porta_dtype dt, int64_t n, porta_scalar value, void* 
 
 porta_status iota(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_scalar step, void* y,
                   porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "iota"));
-  PORTA_CUDA_CHECK(check_count(n, "iota"));
-  PORTA_CUDA_CHECK(check_ptrs(n, y, y, "iota"));
+  PORTA_CUDA_CHECK(gpu::check::elementwise(dt, n, y, y, "iota"));
   PORTA_CUDA_CHECK(enter(dev, "iota"));
   PORTA_CUDA_TRY
   return launched(K::iota(dt, n, start, step, y, s), "iota", dt, dev);
@@ -75,22 +57,7 @@ porta_status iota(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_
 
 porta_status cast(int dev, porta_dtype from, porta_dtype to, int64_t n, const void* x, void* y,
                   porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(from, "cast"));
-  PORTA_CUDA_CHECK(check_dtype(to, "cast"));
-  PORTA_CUDA_CHECK(check_count(n, "cast"));
-  PORTA_CUDA_CHECK(check_ptrs(n, x, y, "cast"));
-  if (n > 0 && x != y) {
-    // Elements of different sizes in overlapping memory would overwrite inputs not yet read.
-    const auto* xb = static_cast<const unsigned char*>(x);
-    const auto* yb = static_cast<const unsigned char*>(y);
-    const std::size_t xs = static_cast<std::size_t>(n) * dtype_size(from);
-    const std::size_t ys = static_cast<std::size_t>(n) * dtype_size(to);
-    if (xb < yb + ys && yb < xb + xs)
-      return set_error(PORTA_ERR_INVALID, "cast: input and output overlap without being the same array");
-  } else if (n > 0 && dtype_size(from) != dtype_size(to)) {
-    return set_error(PORTA_ERR_INVALID, "cast: in place between %s and %s (different element sizes)", dtype_name(from),
-                     dtype_name(to));
-  }
+  PORTA_CUDA_CHECK(gpu::check::cast(from, to, n, x, y));
   PORTA_CUDA_CHECK(enter(dev, "cast"));
   PORTA_CUDA_TRY
   return launched(K::cast(from, to, n, x, y, s), "cast", to, dev);
@@ -99,11 +66,7 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, int64_t n, const vo
 
 porta_status unary(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const void* x, void* y,
                    porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "unary"));
-  if (op < 0 || op >= PORTA_UNARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", static_cast<int>(op));
-  PORTA_CUDA_CHECK(check_count(n, "unary"));
-  PORTA_CUDA_CHECK(check_ptrs(n, x, y, "unary"));
+  PORTA_CUDA_CHECK(gpu::check::unary(op, dt, n, x, y));
   PORTA_CUDA_CHECK(enter(dev, "unary"));
   PORTA_CUDA_TRY
   return launched(K::unary(op, dt, n, x, y, s), "unary map", dt, dev);
@@ -113,15 +76,7 @@ porta_status unary(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const 
 porta_status binary(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
                     int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, void* y,
                     porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "binary"));
-  if (op < 0 || op >= PORTA_BINARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "binary: unknown binary op %d", static_cast<int>(op));
-  std::int64_t n = 0;
-  if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &n))
-    return set_error(PORTA_ERR_INVALID, "binary: bad shape %lld x %lld", static_cast<long long>(rows),
-                     static_cast<long long>(cols));
-  if (n > 0 && (a == nullptr || b == nullptr || y == nullptr))
-    return set_error(PORTA_ERR_INVALID, "binary: NULL array");
+  PORTA_CUDA_CHECK(gpu::check::binary(op, dt, rows, cols, a, b, y));
   PORTA_CUDA_CHECK(enter(dev, "binary"));
   PORTA_CUDA_TRY
   return launched(K::binary(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s), "binary map", dt, dev);
@@ -130,11 +85,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, i
 
 porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, int64_t n, const void* x, porta_scalar value,
                            int scalar_first, void* y, porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "binary_scalar"));
-  if (op < 0 || op >= PORTA_BINARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "binary_scalar: unknown binary op %d", static_cast<int>(op));
-  PORTA_CUDA_CHECK(check_count(n, "binary_scalar"));
-  PORTA_CUDA_CHECK(check_ptrs(n, x, y, "binary_scalar"));
+  PORTA_CUDA_CHECK(gpu::check::binary_scalar(op, dt, n, x, y));
   PORTA_CUDA_CHECK(enter(dev, "binary_scalar"));
   PORTA_CUDA_TRY
   return launched(K::binary_scalar(op, dt, n, x, value, scalar_first, y, s), "binary map", dt, dev);
@@ -143,9 +94,7 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, int64_t 
 
 porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,
                   porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "axpy"));
-  PORTA_CUDA_CHECK(check_count(n, "axpy"));
-  PORTA_CUDA_CHECK(check_ptrs(n, x, y, "axpy"));
+  PORTA_CUDA_CHECK(gpu::check::elementwise(dt, n, x, y, "axpy"));
   PORTA_CUDA_CHECK(enter(dev, "axpy"));
   PORTA_CUDA_TRY
   return launched(K::axpy(dt, n, alpha, x, y, s), "axpy", dt, dev);
@@ -154,16 +103,7 @@ porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const 
 
 porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x,
                     void* y, porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "reduce"));
-  if (op < 0 || op >= PORTA_REDUCE_COUNT)
-    return set_error(PORTA_ERR_INVALID, "reduce: unknown reduction %d", static_cast<int>(op));
-  std::int64_t outputs = 0, total = 0;
-  if (outer < 0 || n < 0 || inner < 0 || __builtin_mul_overflow(outer, inner, &outputs) ||
-      __builtin_mul_overflow(outputs, n, &total))
-    return set_error(PORTA_ERR_INVALID, "reduce: bad shape [%lld, %lld, %lld]", static_cast<long long>(outer),
-                     static_cast<long long>(n), static_cast<long long>(inner));
-  if (outputs > 0 && (y == nullptr || (n > 0 && x == nullptr)))
-    return set_error(PORTA_ERR_INVALID, "reduce: NULL array");
+  PORTA_CUDA_CHECK(gpu::check::reduce(op, dt, outer, n, inner, x, y));
   PORTA_CUDA_CHECK(enter(dev, "reduce"));
   PORTA_CUDA_TRY
   return launched(K::reduce(op, dt, outer, n, inner, x, y, s), "reduction", dt, dev);
@@ -171,9 +111,7 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, 
 }
 
 porta_status dot(int dev, porta_dtype dt, int64_t n, const void* x, const void* w, void* y, porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "dot"));
-  PORTA_CUDA_CHECK(check_count(n, "dot"));
-  if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr))) return set_error(PORTA_ERR_INVALID, "dot: NULL array");
+  PORTA_CUDA_CHECK(gpu::check::dot(dt, n, x, w, y));
   PORTA_CUDA_CHECK(enter(dev, "dot"));
   PORTA_CUDA_TRY
   return launched(K::dot(dt, n, x, w, y, s), "dot", dt, dev);
@@ -232,19 +170,8 @@ porta_status blas_gemm(int dev, porta_dtype dt, bool ta, bool tb, int64_t m, int
 porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
                   porta_scalar alpha, const void* a, int64_t lda, const void* b, int64_t ldb, porta_scalar beta,
                   void* c, int64_t ldc, uint32_t flags, porta_stream s) noexcept {
-  PORTA_CUDA_CHECK(check_dtype(dt, "gemm"));
-  if (m < 0 || n < 0 || k < 0)
-    return set_error(PORTA_ERR_INVALID, "gemm: negative dimension (m %lld, n %lld, k %lld)", static_cast<long long>(m),
-                     static_cast<long long>(n), static_cast<long long>(k));
-  // Stored shapes: A is m x k (k x m when transposed), B is k x n (n x k), C is m x n; row-major.
-  const int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
-  const int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
-  if ((a_rows > 0 && lda < a_cols) || (b_rows > 0 && ldb < b_cols) || (m > 0 && ldc < n))
-    return set_error(PORTA_ERR_INVALID, "gemm: leading dimension too small (lda %lld, ldb %lld, ldc %lld)",
-                     static_cast<long long>(lda), static_cast<long long>(ldb), static_cast<long long>(ldc));
+  PORTA_CUDA_CHECK(gpu::check::gemm(dt, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return PORTA_OK;
-  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr)))
-    return set_error(PORTA_ERR_INVALID, "gemm: NULL array");
   PORTA_CUDA_CHECK(enter(dev, "gemm"));
   PORTA_CUDA_TRY
   const bool vendor = (dt == PORTA_F32 || dt == PORTA_F64) && (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0;

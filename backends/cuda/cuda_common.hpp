@@ -34,13 +34,6 @@ porta_status cuda_error(const char* call, cudaError_t e) noexcept;
 // kernel ("fill (float32)"). The pool's out-of-memory code becomes PORTA_ERR_OOM.
 porta_status launch_error(const char* what, int e, int dev) noexcept;
 
-inline bool valid_dtype(int dt) noexcept {
-  return dt >= PORTA_F32 && dt <= PORTA_I64;
-}
-inline std::size_t dtype_size(porta_dtype dt) noexcept {
-  return (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
-}
-
 #define PORTA_CUDA_TRY try {
 #define PORTA_CUDA_CATCH(fn)                                                                        \
   }                                                                                                 \

@@ -3,12 +3,13 @@
 // backends/gpu, instantiated for ApiHip by compiling backends/gpu/instantiate/*.cu as HIP; gemm
 // goes to rocBLAS/hipBLAS where the build has one (hip_blas.hip).
 //
-// The checks are those of the CUDA plugin (backends/cuda/cuda_algorithms.cpp), entry for entry,
-// so that both GPU backends reject the same calls with the same messages.
+// The argument checks are backends/gpu/table_checks.hpp, shared with the CUDA plugin, so that
+// both GPU backends reject the same calls with the same messages.
 #include <cstdint>
 #include <cstdio>
 
 #include "backends/gpu/kernels.hpp"
+#include "backends/gpu/table_checks.hpp"
 #include "backends/hip/hip_backend.hpp"
 #include "backends/hip/hip_blas.hpp"
 #include "backends/hip/hip_common.hpp"
@@ -40,28 +41,6 @@ using K = gpu::Kernels<gpu::ApiHip>;
     return ::porta::detail::hip::set_error(PORTA_ERR_BACKEND, "%s: unexpected C++ exception", fn); \
   }
 
-bool valid_dtype(int dt) noexcept {
-  return dt >= PORTA_F32 && dt <= PORTA_I64;
-}
-std::size_t dtype_size(porta_dtype dt) noexcept {
-  return (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
-}
-
-porta_status check_dtype(int dt, const char* fn) noexcept {
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, dt);
-  return PORTA_OK;
-}
-
-porta_status check_count(std::int64_t n, const char* fn) noexcept {
-  if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
-  return PORTA_OK;
-}
-
-porta_status check_ptrs(std::int64_t n, const void* x, const void* y, const char* fn) noexcept {
-  if (n > 0 && (x == nullptr || y == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
-  return PORTA_OK;
-}
-
 // Maps a launcher's hipError_t (as int) to a status; `op` names the kernel. The launchers return
 // hipErrorOutOfMemory when the pool has no room for their temporaries.
 porta_status launched(int code, const char* op, porta_dtype dt, int dev) noexcept {
@@ -86,9 +65,7 @@ porta_status launched(int code, const char* op, porta_dtype dt, int dev) noexcep
 }  // namespace
 
 porta_status fill(int dev, porta_dtype dt, int64_t n, porta_scalar value, void* y, porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "fill"));
-  PORTA_HIP_RETURN_IF(check_count(n, "fill"));
-  PORTA_HIP_RETURN_IF(check_ptrs(n, y, y, "fill"));
+  PORTA_HIP_RETURN_IF(gpu::check::elementwise(dt, n, y, y, "fill"));
   PORTA_HIP_ENTER(guard, dev, "fill");
   PORTA_HIP_TRY
   return launched(K::fill(dt, n, value, y, s), "fill", dt, dev);
@@ -97,9 +74,7 @@ porta_status fill(int dev, porta_dtype dt, int64_t n, porta_scalar value, void* 
 
 porta_status iota(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_scalar step, void* y,
                   porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "iota"));
-  PORTA_HIP_RETURN_IF(check_count(n, "iota"));
-  PORTA_HIP_RETURN_IF(check_ptrs(n, y, y, "iota"));
+  PORTA_HIP_RETURN_IF(gpu::check::elementwise(dt, n, y, y, "iota"));
   PORTA_HIP_ENTER(guard, dev, "iota");
   PORTA_HIP_TRY
   return launched(K::iota(dt, n, start, step, y, s), "iota", dt, dev);
@@ -108,22 +83,7 @@ porta_status iota(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_
 
 porta_status cast(int dev, porta_dtype from, porta_dtype to, int64_t n, const void* x, void* y,
                   porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(from, "cast"));
-  PORTA_HIP_RETURN_IF(check_dtype(to, "cast"));
-  PORTA_HIP_RETURN_IF(check_count(n, "cast"));
-  PORTA_HIP_RETURN_IF(check_ptrs(n, x, y, "cast"));
-  if (n > 0 && x != y) {
-    // Elements of different sizes in overlapping memory would overwrite inputs not yet read.
-    const auto* xb = static_cast<const unsigned char*>(x);
-    const auto* yb = static_cast<const unsigned char*>(y);
-    const std::size_t xs = static_cast<std::size_t>(n) * dtype_size(from);
-    const std::size_t ys = static_cast<std::size_t>(n) * dtype_size(to);
-    if (xb < yb + ys && yb < xb + xs)
-      return set_error(PORTA_ERR_INVALID, "cast: input and output overlap without being the same array");
-  } else if (n > 0 && dtype_size(from) != dtype_size(to)) {
-    return set_error(PORTA_ERR_INVALID, "cast: in place between %s and %s (different element sizes)", dtype_name(from),
-                     dtype_name(to));
-  }
+  PORTA_HIP_RETURN_IF(gpu::check::cast(from, to, n, x, y));
   PORTA_HIP_ENTER(guard, dev, "cast");
   PORTA_HIP_TRY
   return launched(K::cast(from, to, n, x, y, s), "cast", to, dev);
@@ -132,11 +92,7 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, int64_t n, const vo
 
 porta_status unary(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const void* x, void* y,
                    porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "unary"));
-  if (op < 0 || op >= PORTA_UNARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", static_cast<int>(op));
-  PORTA_HIP_RETURN_IF(check_count(n, "unary"));
-  PORTA_HIP_RETURN_IF(check_ptrs(n, x, y, "unary"));
+  PORTA_HIP_RETURN_IF(gpu::check::unary(op, dt, n, x, y));
   PORTA_HIP_ENTER(guard, dev, "unary");
   PORTA_HIP_TRY
   return launched(K::unary(op, dt, n, x, y, s), "unary map", dt, dev);
@@ -146,15 +102,7 @@ porta_status unary(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const 
 porta_status binary(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
                     int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, void* y,
                     porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "binary"));
-  if (op < 0 || op >= PORTA_BINARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "binary: unknown binary op %d", static_cast<int>(op));
-  std::int64_t n = 0;
-  if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &n))
-    return set_error(PORTA_ERR_INVALID, "binary: bad shape %lld x %lld", static_cast<long long>(rows),
-                     static_cast<long long>(cols));
-  if (n > 0 && (a == nullptr || b == nullptr || y == nullptr))
-    return set_error(PORTA_ERR_INVALID, "binary: NULL array");
+  PORTA_HIP_RETURN_IF(gpu::check::binary(op, dt, rows, cols, a, b, y));
   PORTA_HIP_ENTER(guard, dev, "binary");
   PORTA_HIP_TRY
   return launched(K::binary(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s), "binary map", dt, dev);
@@ -163,11 +111,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, i
 
 porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, int64_t n, const void* x, porta_scalar value,
                            int scalar_first, void* y, porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "binary_scalar"));
-  if (op < 0 || op >= PORTA_BINARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "binary_scalar: unknown binary op %d", static_cast<int>(op));
-  PORTA_HIP_RETURN_IF(check_count(n, "binary_scalar"));
-  PORTA_HIP_RETURN_IF(check_ptrs(n, x, y, "binary_scalar"));
+  PORTA_HIP_RETURN_IF(gpu::check::binary_scalar(op, dt, n, x, y));
   PORTA_HIP_ENTER(guard, dev, "binary_scalar");
   PORTA_HIP_TRY
   return launched(K::binary_scalar(op, dt, n, x, value, scalar_first, y, s), "binary map", dt, dev);
@@ -176,9 +120,7 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, int64_t 
 
 porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,
                   porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "axpy"));
-  PORTA_HIP_RETURN_IF(check_count(n, "axpy"));
-  PORTA_HIP_RETURN_IF(check_ptrs(n, x, y, "axpy"));
+  PORTA_HIP_RETURN_IF(gpu::check::elementwise(dt, n, x, y, "axpy"));
   PORTA_HIP_ENTER(guard, dev, "axpy");
   PORTA_HIP_TRY
   return launched(K::axpy(dt, n, alpha, x, y, s), "axpy", dt, dev);
@@ -187,16 +129,7 @@ porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const 
 
 porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x,
                     void* y, porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "reduce"));
-  if (op < 0 || op >= PORTA_REDUCE_COUNT)
-    return set_error(PORTA_ERR_INVALID, "reduce: unknown reduction %d", static_cast<int>(op));
-  std::int64_t outputs = 0, total = 0;
-  if (outer < 0 || n < 0 || inner < 0 || __builtin_mul_overflow(outer, inner, &outputs) ||
-      __builtin_mul_overflow(outputs, n, &total))
-    return set_error(PORTA_ERR_INVALID, "reduce: bad shape [%lld, %lld, %lld]", static_cast<long long>(outer),
-                     static_cast<long long>(n), static_cast<long long>(inner));
-  if (outputs > 0 && (y == nullptr || (n > 0 && x == nullptr)))
-    return set_error(PORTA_ERR_INVALID, "reduce: NULL array");
+  PORTA_HIP_RETURN_IF(gpu::check::reduce(op, dt, outer, n, inner, x, y));
   PORTA_HIP_ENTER(guard, dev, "reduce");
   PORTA_HIP_TRY
   return launched(K::reduce(op, dt, outer, n, inner, x, y, s), "reduction", dt, dev);
@@ -204,9 +137,7 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, 
 }
 
 porta_status dot(int dev, porta_dtype dt, int64_t n, const void* x, const void* w, void* y, porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "dot"));
-  PORTA_HIP_RETURN_IF(check_count(n, "dot"));
-  if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr))) return set_error(PORTA_ERR_INVALID, "dot: NULL array");
+  PORTA_HIP_RETURN_IF(gpu::check::dot(dt, n, x, w, y));
   PORTA_HIP_ENTER(guard, dev, "dot");
   PORTA_HIP_TRY
   return launched(K::dot(dt, n, x, w, y, s), "dot", dt, dev);
@@ -216,19 +147,8 @@ porta_status dot(int dev, porta_dtype dt, int64_t n, const void* x, const void* 
 porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
                   porta_scalar alpha, const void* a, int64_t lda, const void* b, int64_t ldb, porta_scalar beta,
                   void* c, int64_t ldc, uint32_t flags, porta_stream s) noexcept {
-  PORTA_HIP_RETURN_IF(check_dtype(dt, "gemm"));
-  if (m < 0 || n < 0 || k < 0)
-    return set_error(PORTA_ERR_INVALID, "gemm: negative dimension (m %lld, n %lld, k %lld)", static_cast<long long>(m),
-                     static_cast<long long>(n), static_cast<long long>(k));
-  // Stored shapes: A is m x k (k x m when transposed), B is k x n (n x k), C is m x n; row-major.
-  const int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
-  const int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
-  if ((a_rows > 0 && lda < a_cols) || (b_rows > 0 && ldb < b_cols) || (m > 0 && ldc < n))
-    return set_error(PORTA_ERR_INVALID, "gemm: leading dimension too small (lda %lld, ldb %lld, ldc %lld)",
-                     static_cast<long long>(lda), static_cast<long long>(ldb), static_cast<long long>(ldc));
+  PORTA_HIP_RETURN_IF(gpu::check::gemm(dt, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc));
   if (m == 0 || n == 0) return PORTA_OK;
-  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr)))
-    return set_error(PORTA_ERR_INVALID, "gemm: NULL array");
   PORTA_HIP_ENTER(guard, dev, "gemm");
   PORTA_HIP_TRY
   // PORTA_GEMM_ALLOW_TF32 is a permission, not a request: ROCm 5.2's rocBLAS has no TF32 path.
