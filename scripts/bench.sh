@@ -103,7 +103,13 @@ if [ ! -f "$cache" ] || ! grep -q '^PORTA_BUILD_BENCH:BOOL=ON' "$cache"; then
       -DPORTA_BUILD_TESTS=OFF -DPORTA_BUILD_EXAMPLES=OFF
   fi
 fi
-has_target() { cmake --build "$build" --target help 2>/dev/null | grep -q "$1"; }
+# The target list is read whole first: `... | grep -q` under pipefail fails whenever grep exits
+# before cmake has written everything (SIGPIPE), which made CI skip the CUDA smoke run at random.
+has_target() {
+  local targets
+  targets=$(cmake --build "$build" --target help 2>/dev/null) || return 1
+  grep -q -- "$1" <<<"$targets"
+}
 cpu_exe="$build/bench/porta_cpu_bench"
 cuda_exe="$build/bench/porta_cuda_bench"
 info_exe="$build/bin/porta-info"
