@@ -6,7 +6,8 @@
 //   add3        (fourop only) the same loop for out = x + y: the three-word copy that the one-pass
 //               four-operation kernel is held against
 //   thrust-omp  Thrust with its OpenMP backend (cpu_thrust_peer.cpp), when CCCL's headers are there
-//   kokkos      Kokkos on its default execution space (cpu_kokkos_peer.cpp), when Kokkos is found
+//   kokkos      Kokkos on its default execution space (cpu_kokkos_peer.cpp), when Kokkos is found;
+//               kokkos-serial when that Kokkos has only the Serial backend (one core)
 //   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
 //
 // Sizes: PORTA_BENCH_MIN_LOG2..PORTA_BENCH_MAX_LOG2 (default 10..28, step x4), square matmul
@@ -395,8 +396,8 @@ void add_context() {
   benchmark::AddCustomContext("thrust_version", pb::thrust_omp_version());
 #endif
 #if defined(PORTA_BENCH_HAVE_KOKKOS)
-  peers += ", kokkos";
-  benchmark::AddCustomContext("kokkos", pb::kokkos_description());
+  peers += ", " PORTA_BENCH_KOKKOS_NAME;
+  benchmark::AddCustomContext(PORTA_BENCH_KOKKOS_NAME, pb::kokkos_description());
 #endif
   benchmark::AddCustomContext("porta_peers", peers);
   const pb::Limits& l = pb::limits();

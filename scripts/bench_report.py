@@ -449,7 +449,7 @@ def report(runs, infos, svgs):
             ("porta build", c.get("porta_build")),
             ("peers", c.get("porta_peers")),
             ("Thrust", c.get("thrust_version")),
-            ("Kokkos", c.get("kokkos")),
+            ("Kokkos", c.get("kokkos") or c.get("kokkos-serial")),
             ("sizes", c.get("porta_sizes")),
             ("Google Benchmark build", c.get("library_build_type")),
         ]
