@@ -95,9 +95,14 @@ namespace {
 class PinnedBounce {
  public:
   static constexpr std::size_t kBytes = 64;
+  // A reduction called later in this thread's teardown (a static destructor on the main thread
+  // runs after thread_local ones) finds no buffer and copies to pageable memory instead.
   ~PinnedBounce() {
-    for (int t = 0; t < kTypes; ++t)
+    for (int t = 0; t < kTypes; ++t) {
       if (p_[t] != nullptr) host_free(Device(static_cast<DeviceType>(t), 0), p_[t]);
+      p_[t] = nullptr;
+      failed_[t] = true;
+    }
   }
   void* get(Device d) {
     const int t = static_cast<int>(d.type);

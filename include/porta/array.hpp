@@ -94,7 +94,7 @@ class Array {
   // Uninitialised storage of `shape` on `device`.
   explicit Array(Shape shape, Device device = default_device(), const Stream& stream = Stream())
       : shape_(shape), device_(device) {
-    const std::size_t bytes = nbytes();
+    const std::size_t bytes = detail::checked_bytes(shape.size(), sizeof(T), "porta::Array");
     porta_stream s = detail::stream_for(stream, device, "porta::Array");
     data_ = static_cast<T*>(detail::device_alloc(device, bytes, s, "porta::Array"));
     live_ = true;

@@ -41,7 +41,9 @@ class HostArray {
   // Pinned by `device`'s backend when it is a GPU (OutOfMemory when the system refuses to pin
   // that much), ordinary aligned memory for the CPU.
   explicit HostArray(Shape shape, Device device = default_device()) : shape_(shape), device_(device) {
-    data_ = static_cast<T*>(detail::host_alloc(device, nbytes(), "porta::HostArray"));
+    data_ = static_cast<T*>(
+        detail::host_alloc(device, detail::checked_bytes(shape.size(), sizeof(T), "porta::HostArray"),
+                           "porta::HostArray"));
     live_ = true;
   }
   static HostArray from(const std::vector<T>& values, Device device = default_device()) {
@@ -70,7 +72,8 @@ class HostArray {
 
   bool valid() const noexcept { return live_; }
   const Shape& shape() const noexcept { return shape_; }
-  std::int64_t size() const noexcept { return shape_.size(); }
+  // 0 for a moved-from or default-constructed HostArray, whose shape is the empty (rank-0) one.
+  std::int64_t size() const noexcept { return live_ ? shape_.size() : 0; }
   std::size_t nbytes() const noexcept { return static_cast<std::size_t>(size()) * sizeof(T); }
   // The device whose backend allocated the memory; pinned() when that is a GPU.
   Device device() const noexcept { return device_; }

@@ -29,6 +29,11 @@ TEST_CASE("HostArray: pinned for a GPU, ordinary memory for the CPU; moves", "[h
   HostArray<double> m = std::move(h);
   CHECK_FALSE(h.valid());
   CHECK(h.data() == nullptr);
+  CHECK(h.size() == 0);  // as a moved-from Array: nothing to iterate over
+  CHECK(h.nbytes() == 0);
+  CHECK(h.begin() == h.end());
+  CHECK(h.to_vector().empty());
+  CHECK(HostArray<float>().size() == 0);
   CHECK(m.valid());
   CHECK(m[14] == 7.0);
   const HostArray<double> empty({0}, dev);
@@ -64,6 +69,15 @@ TEMPLATE_TEST_CASE("asynchronous copies between HostArray and Array round-trip t
   porta::copy(in, x, s);
   s.synchronize();
   PORTA_CHECK_RESULT(porta_test::compare_exact(x.to_vector(), std::vector<T>(values.size(), T(1))));
+}
+
+TEST_CASE("arrays whose byte size does not fit in memory addresses are InvalidArgument", "[host_array][errors]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const std::int64_t huge = std::int64_t(1) << 61;  // 2^61 doubles: 2^64 bytes, 0 after wrapping
+  CHECK_THROWS_AS(HostArray<double>(porta::Shape{huge}, dev), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::Array<double>(porta::Shape{huge}, dev), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::Array<float>(porta::Shape{std::int64_t(1) << 31, std::int64_t(1) << 31}, dev),
+                  porta::InvalidArgument);  // 2^62 floats
 }
 
 TEST_CASE("HostArray copies: sizes, moved-from arrays and streams of another device are errors",

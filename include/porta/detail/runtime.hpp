@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <type_traits>
 
 #include "porta/abi/backend_v1.h"
@@ -81,6 +83,16 @@ void iota(Device device, porta_dtype dt, std::int64_t n, porta_scalar start, por
           porta_stream s);
 
 [[noreturn]] void throw_invalid(const char* fn, const char* message);
+
+// n elements of elem bytes, in bytes; InvalidArgument when that does not fit in a size_t (an
+// array of 2^61 doubles would otherwise ask for 0 bytes and look valid).
+inline std::size_t checked_bytes(std::int64_t n, std::size_t elem, const char* fn) {
+  if (n < 0 || static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / elem)
+    throw_invalid(fn, ("an array of " + std::to_string(n) + " elements of " + std::to_string(elem) +
+                       " bytes does not fit in the address space")
+                          .c_str());
+  return static_cast<std::size_t>(n) * elem;
+}
 [[noreturn]] void throw_moved_from(const char* fn);
 
 }  // namespace detail
