@@ -139,8 +139,9 @@ T dot(const Array<T>& x, const Array<T>& y, const Stream& stream) {
   if (x.shape() != y.shape()) detail::throw_shapes_differ(fn, rx, ry);
   const detail::Call c = detail::make_call(fn, dev, stream);
   if (x.size() == 0) return T(0);
-  const T r = detail::read_device_scalar<T>(
-      c, [&](T* out) { c.check(c.t().dot(c.dev(), detail::dtype_of<T>(), x.size(), x.data(), y.data(), out, c.stream)); });
+  const T r = detail::read_device_scalar<T>(c, [&](T* out) {
+    c.check(c.t().dot(c.dev(), detail::dtype_of<T>(), x.size(), x.data(), y.data(), out, c.stream));
+  });
   return detail::canonical_nan(r);
 }
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What every backend (the CPU one inside libporta, the CUDA and HIP plugins) needs to report an
-// error across the C ABI (and, through backends/common/dtype.hpp, name a dtype): a status plus a thread-local message that the table's last_error()
-// returns. Header-only, so each shared library gets its own buffer: the plugins hide every
-// symbol but their entry point (exports.map), and a message from one backend never shows up as
-// another's.
+// error across the C ABI (and, through backends/common/dtype.hpp, name a dtype): a status plus a thread-local message
+// that the table's last_error() returns. Header-only, so each shared library gets its own buffer: the plugins hide
+// every symbol but their entry point (exports.map), and a message from one backend never shows up as another's.
 #pragma once
 
 #include <cstdarg>

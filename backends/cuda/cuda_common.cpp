@@ -11,7 +11,6 @@
 
 namespace porta::detail::cuda {
 
-
 porta_status cuda_error(const char* call, cudaError_t e) noexcept {
   (void)cudaGetLastError();
   const porta_status st = (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInvalidDevice)
@@ -34,7 +33,6 @@ porta_status launch_error(const char* what, int code, int dev) noexcept {
   }
   return set_error(PORTA_ERR_BACKEND, "%s kernel: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
-
 
 namespace {
 

@@ -75,7 +75,8 @@ inline porta_status binary(porta_binary_op op, porta_dtype dt, std::int64_t rows
   if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &n))
     return set_error(PORTA_ERR_INVALID, "binary: bad shape %lld x %lld", static_cast<long long>(rows),
                      static_cast<long long>(cols));
-  if (n > 0 && (a == nullptr || b == nullptr || y == nullptr)) return set_error(PORTA_ERR_INVALID, "binary: NULL array");
+  if (n > 0 && (a == nullptr || b == nullptr || y == nullptr))
+    return set_error(PORTA_ERR_INVALID, "binary: NULL array");
   return PORTA_OK;
 }
 

@@ -15,7 +15,6 @@
 
 namespace porta::detail::hip {
 
-
 const char* describe(hipError_t e) noexcept {
   thread_local char buf[256];
   const char* name = hipGetErrorName(e);

@@ -188,7 +188,7 @@ PORTA_REDUCE_CLONES T chunk_minmax(const T* x, std::int64_t len) {
       any_nan |= static_cast<I>((b & K::kMagnitude) > inf_bits);
     }
     if (any_nan) return std::numeric_limits<T>::quiet_NaN();  // canonicalised with the final value
-    const I bits = K::key(r);  // key() is its own inverse
+    const I bits = K::key(r);                                 // key() is its own inverse
     T out;
     std::memcpy(&out, &bits, sizeof out);
     return out;

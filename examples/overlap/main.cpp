@@ -30,9 +30,12 @@ struct Options {
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--chunks")) o.chunks = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--chunk-mb")) o.chunk_mb = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--repeat")) o.repeat = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--chunks"))
+      o.chunks = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--chunk-mb"))
+      o.chunk_mb = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--repeat"))
+      o.repeat = std::atoi(argv[i + 1]);
   }
   if (o.chunks < 1) o.chunks = 1;
   if (o.chunk_mb < 1) o.chunk_mb = 1;

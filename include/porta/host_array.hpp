@@ -41,9 +41,8 @@ class HostArray {
   // Pinned by `device`'s backend when it is a GPU (OutOfMemory when the system refuses to pin
   // that much), ordinary aligned memory for the CPU.
   explicit HostArray(Shape shape, Device device = default_device()) : shape_(shape), device_(device) {
-    data_ = static_cast<T*>(
-        detail::host_alloc(device, detail::checked_bytes(shape.size(), sizeof(T), "porta::HostArray"),
-                           "porta::HostArray"));
+    data_ = static_cast<T*>(detail::host_alloc(
+        device, detail::checked_bytes(shape.size(), sizeof(T), "porta::HostArray"), "porta::HostArray"));
     live_ = true;
   }
   static HostArray from(const std::vector<T>& values, Device device = default_device()) {

@@ -43,8 +43,8 @@ TEST_CASE("HostArray: pinned for a GPU, ordinary memory for the CPU; moves", "[h
   CHECK(v.to_vector() == std::vector<std::int32_t>{1, -2, 3});
 }
 
-TEMPLATE_TEST_CASE("asynchronous copies between HostArray and Array round-trip the bits", "[host_array]", float,
-                   double, std::int32_t, std::int64_t) {
+TEMPLATE_TEST_CASE("asynchronous copies between HostArray and Array round-trip the bits", "[host_array]", float, double,
+                   std::int32_t, std::int64_t) {
   const Device dev = PORTA_TEST_DEVICE();
   using T = TestType;
   PORTA_RNG(rng);
@@ -259,8 +259,7 @@ TEST_CASE("copies and compute on two streams overlap on a GPU", "[stream][overla
     INFO("chunk " << c);
     PORTA_CHECK_RESULT(porta_test::compare_ulps(out[c].to_vector(), ref, 64.0));
   }
-  INFO("parts " << parts << " ms (copies in, compute, copies out, one at a time); two streams " << pipelined
-                << " ms");
+  INFO("parts " << parts << " ms (copies in, compute, copies out, one at a time); two streams " << pipelined << " ms");
   if (gpu) {
     // Copy engines for each direction and the compute units work at once: well below the sum.
     CHECK(pipelined < 0.8f * parts);

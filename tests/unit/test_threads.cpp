@@ -30,12 +30,11 @@ std::string worker(porta::Device dev, int id, const porta::Array<double>& shared
     porta::Array<double> x({n}, dev, s);
     porta::copy(in, x, s);
     auto y = porta::Array<double>::from(hy.data(), porta::Shape{n}, dev, s);
-    porta::axpy(a, x, y, s);                           // y = a x + y
-    const double d = porta::dot(x, y, s);              // on the host when it returns
-    const double total = porta::sum(shared, s);        // every thread reads one array
+    porta::axpy(a, x, y, s);                     // y = a x + y
+    const double d = porta::dot(x, y, s);        // on the host when it returns
+    const double total = porta::sum(shared, s);  // every thread reads one array
     const std::int64_t m = 24 + id;
-    auto A = porta::Array<double>::from(std::vector<double>(hx.begin(), hx.begin() + m * 16),
-                                        porta::Shape{m, 16}, dev);
+    auto A = porta::Array<double>::from(std::vector<double>(hx.begin(), hx.begin() + m * 16), porta::Shape{m, 16}, dev);
     auto B = porta::Array<double>::from(std::vector<double>(hy.begin(), hy.begin() + 16 * 8), porta::Shape{16, 8}, dev);
     auto C = porta::matmul(A, B, {}, s);
     porta::HostArray<double> out({n}, dev);
@@ -69,7 +68,8 @@ std::string worker(porta::Device dev, int id, const porta::Array<double>& shared
       for (std::int64_t c = 0; c < 8; ++c) {
         long double ref = 0, b = 0;
         for (std::int64_t k = 0; k < 16; ++k) {
-          ref += static_cast<long double>(hx[static_cast<std::size_t>(r * 16 + k)]) * hy[static_cast<std::size_t>(k * 8 + c)];
+          ref += static_cast<long double>(hx[static_cast<std::size_t>(r * 16 + k)]) *
+                 hy[static_cast<std::size_t>(k * 8 + c)];
           b += std::fabs(static_cast<long double>(hx[static_cast<std::size_t>(r * 16 + k)]) *
                          hy[static_cast<std::size_t>(k * 8 + c)]);
         }

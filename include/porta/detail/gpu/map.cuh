@@ -13,9 +13,9 @@
 // transform for scale, axpy and copy, where a grid of resident blocks striding over the data
 // reached 0.92-0.99x. A user map of 8-byte elements does better on the resident grid with one
 // vector per step (its sin/cos in double precision make it issue-bound: 1.08x Thrust against
-// 0.97x), so user maps pick by element size (map_policy). Arrays whose addresses are not 16-byte aligned alike (views) take a
-// scalar head until they are, and every map ends with a scalar tail; arrays that never align alike
-// go element by element. Nothing here assumes a warp or wavefront size.
+// 0.97x), so user maps pick by element size (map_policy). Arrays whose addresses are not 16-byte aligned alike (views)
+// take a scalar head until they are, and every map ends with a scalar tail; arrays that never align alike go element by
+// element. Nothing here assumes a warp or wavefront size.
 #pragma once
 
 #include <cstddef>
@@ -174,7 +174,8 @@ typename Api::Error launch_map_waves(int waves, typename Api::Stream stream, std
   }
   // HIP requires gridDim.x * blockDim.x < 2^32; past that the kernel's stride loop covers the rest.
   constexpr std::int64_t kMaxThreadsGrid = ((std::int64_t(1) << 32) - 1) / kBlockThreads;
-  const std::int64_t grid = clamp_grid(map_blocks_wanted<Unroll>(n, split), cap < kMaxThreadsGrid ? cap : kMaxThreadsGrid);
+  const std::int64_t grid =
+      clamp_grid(map_blocks_wanted<Unroll>(n, split), cap < kMaxThreadsGrid ? cap : kMaxThreadsGrid);
   kernel<<<static_cast<unsigned>(grid), kBlockThreads, 0, stream>>>(n, split.head, split.nvec, f, y, map_inputs(in...));
   return Api::get_last_error();
 }
