@@ -124,6 +124,17 @@ inline void parse_limits(int* argc, char** argv, int default_matmul_max) {
 }
 
 // 2^min_log2, 2^(min_log2+2), ... <= 2^max_log2
+// The "porta_sizes" line of the report's machine section: what this run covered.
+inline void add_sizes_context() {
+  const Limits& l = limits();
+  benchmark::AddCustomContext(
+      "porta_sizes",
+      "2^" + std::to_string(l.min_log2) + "..2^" + std::to_string(l.max_log2) + ", matmul " +
+          std::to_string(l.matmul_min) + ".." + std::to_string(l.matmul_max) + ", tall-skinny " +
+          std::to_string(l.ts_rows) + "x" + std::to_string(l.ts_cols) +
+          (l.iterations > 0 ? ", " + std::to_string(l.iterations) + " iterations per case" : std::string()));
+}
+
 inline std::vector<std::int64_t> vector_sizes() {
   std::vector<std::int64_t> s;
   for (int e = limits().min_log2; e <= limits().max_log2; e += 2) s.push_back(std::int64_t{1} << e);

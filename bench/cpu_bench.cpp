@@ -400,13 +400,7 @@ void add_context() {
   benchmark::AddCustomContext(PORTA_BENCH_KOKKOS_NAME, pb::kokkos_description());
 #endif
   benchmark::AddCustomContext("porta_peers", peers);
-  const pb::Limits& l = pb::limits();
-  benchmark::AddCustomContext(
-      "porta_sizes",
-      "2^" + std::to_string(l.min_log2) + "..2^" + std::to_string(l.max_log2) + ", matmul " +
-          std::to_string(l.matmul_min) + ".." + std::to_string(l.matmul_max) + ", tall-skinny " +
-          std::to_string(l.ts_rows) + "x" + std::to_string(l.ts_cols) +
-          (l.iterations > 0 ? ", " + std::to_string(l.iterations) + " iterations per case" : std::string()));
+  pb::add_sizes_context();
 }
 
 }  // namespace

@@ -657,13 +657,7 @@ void add_context() {
     benchmark::AddCustomContext("porta_device", "unavailable: " + gpu().porta_unavailable);
   }
   benchmark::AddCustomContext("porta_peers", "cudamemcpy, thrust, cub, cublas, cublas-tf32, add3, kernel, memset");
-  const pb::Limits& l = pb::limits();
-  benchmark::AddCustomContext(
-      "porta_sizes",
-      "2^" + std::to_string(l.min_log2) + "..2^" + std::to_string(l.max_log2) + ", matmul " +
-          std::to_string(l.matmul_min) + ".." + std::to_string(l.matmul_max) + ", tall-skinny " +
-          std::to_string(l.ts_rows) + "x" + std::to_string(l.ts_cols) +
-          (l.iterations > 0 ? ", " + std::to_string(l.iterations) + " iterations per case" : std::string()));
+  pb::add_sizes_context();
 }
 
 }  // namespace porta_bench_cuda
