@@ -260,11 +260,7 @@ TEST_CASE("copies and compute on two streams overlap on a GPU", "[stream][overla
     PORTA_CHECK_RESULT(porta_test::compare_ulps(out[c].to_vector(), ref, 64.0));
   }
   INFO("parts " << parts << " ms (copies in, compute, copies out, one at a time); two streams " << pipelined << " ms");
-  if (gpu) {
-    // Copy engines for each direction and the compute units work at once: well below the sum.
-    CHECK(pipelined < 0.8f * parts);
-  } else {
-    // CPU streams are synchronous (no overlap by design): the pipeline costs about the sum.
-    CHECK(pipelined > 0.0f);
-  }
+  // Copy engines for each direction and the compute units work at once: well below the sum. CPU
+  // streams are synchronous (no overlap by design), so there only the results above are checked.
+  if (gpu) CHECK(pipelined < 0.8f * parts);
 }
