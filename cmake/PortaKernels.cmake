@@ -13,10 +13,39 @@
 #                     [HIP_ARCHITECTURES <gfx>...])       # default: the target's, else PORTA_HIP_ARCHITECTURES
 #
 # The sources are added to the target. In a build with CUDA they become CUDA sources (nvcc, with
-# --extended-lambda for PORTA_LAMBDA and --expt-relaxed-constexpr for porta's ops, linked to the
-# shared CUDA runtime, which the plugin uses too); with HIP they become HIP sources. In a CPU-only
-# build, or where the GPU compiler is missing, nothing changes: the sources stay C++ and their
-# kernels run on the CPU (a GPU device then reports Unavailable, naming this function).
+# --extended-lambda for PORTA_LAMBDA and --expt-relaxed-constexpr for porta's ops); with HIP they
+# become HIP sources. In a CPU-only build, or where the GPU compiler is missing, nothing changes:
+# the sources stay C++ and their kernels run on the CPU (a GPU device then reports Unavailable,
+# naming this function).
+#
+# Which CUDA runtime: the static one (libcudart_static.a), so that the program starts, and runs on
+# the CPU, on a machine without libcudart.so or a driver, as porta's own binaries do; it opens the
+# driver (libcuda.so.1) at its first CUDA call, which user_kernels.cuh makes only when it launches
+# on a CUDA device that porta's runtime has found. libporta never links a vendor library; the
+# plugin libporta_cuda.so keeps the shared libcudart.so. Two runtime instances then share one
+# process, which is safe for what porta passes between them, because all of it is a driver object
+# (NVIDIA, CUDA Runtime API, "Interactions with the CUDA Driver API", cuda_runtime_api.h):
+#  - both runtimes use the device's primary context ("a one to one relationship between CUDA
+#    devices in the CUDA Runtime API and CUcontexts in the Driver API within a process");
+#  - "the types CUstream and cudaStream_t are identical", likewise CUevent and cudaEvent_t, and
+#    device pointers are the context's, so porta's streams, events and Array memory work in both;
+#  - cudaMallocAsync allocates from the device's current memory pool (cudaDeviceGetMemPool /
+#    cuDeviceGetMemPool), a driver object: the plugin's release threshold applies to user kernels'
+#    temporaries too.
+# Caveats: each runtime keeps its own per-thread current device and last error (user_kernels.cuh
+# sets the device on every launch and clears its own error); addresses of runtime symbols
+# (__device__ variables, &kernel) are valid only in the runtime that registered them ("only safe
+# ... between components that link to the same instance of the CUDA runtime", Programming Guide);
+# cudaDeviceReset in either runtime destroys the primary context that both use, so never call it.
+# libcudart_static.a's symbols are hidden, so even a program linked with -rdynamic does not
+# interpose them on the plugin's libcudart.so. PORTA_KERNELS_CUDA_RUNTIME=Shared (set before
+# porta_add_kernels) links the shared runtime instead, one instance, needed at start.
+# HIP has no static runtime in ROCm 5.2 (Debian ships libamdhip64.so only) and the kernels of a HIP
+# source register with libamdhip64 from a static constructor (__hipRegisterFatBinary), so a HIP
+# program needs libamdhip64.so.5 (with libhsa-runtime64) installed to start, though no AMD GPU.
+#
+# The runtime chosen is recorded in the target property PORTA_KERNELS_RUNTIME ("cudart Static",
+# "cudart Shared", "amdhip64 Shared"; unset when the sources stay C++), which tests/startup reads.
 #
 # Works in porta's own tree (PORTA_GPU_BACKENDS_BUILT) and from an install (portaConfig.cmake sets
 # PORTA_GPU_BACKENDS and includes this file). Set PORTA_KERNELS_ENABLE_LANGUAGE to OFF before
@@ -29,6 +58,9 @@ if(NOT DEFINED PORTA_CUDA_ARCHITECTURES)
 endif()
 if(NOT DEFINED PORTA_HIP_ARCHITECTURES)
   set(PORTA_HIP_ARCHITECTURES "gfx90a;gfx1030")
+endif()
+if(NOT DEFINED PORTA_KERNELS_CUDA_RUNTIME)
+  set(PORTA_KERNELS_CUDA_RUNTIME Static)
 endif()
 if(NOT DEFINED PORTA_KERNELS_ENABLE_LANGUAGE)
   set(PORTA_KERNELS_ENABLE_LANGUAGE ON)
@@ -71,7 +103,7 @@ if(PORTA_KERNELS_ENABLE_LANGUAGE AND "hip" IN_LIST _porta_k_backends AND NOT "CU
     message(STATUS "porta: HIP is not usable here (${_porta_k_hip_why}); porta_add_kernels sources stay C++ (CPU only)")
   endif()
 endif()
-if("CUDA" IN_LIST _porta_k_langs AND NOT TARGET CUDA::cudart)
+if("CUDA" IN_LIST _porta_k_langs AND NOT TARGET CUDA::cudart_static)
   find_package(CUDAToolkit QUIET)
 endif()
 unset(_porta_k_langs)
@@ -144,12 +176,28 @@ function(porta_add_kernels target)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${OpenMP_CXX_FLAGS}>)
     endif()
     _porta_kernels_lang_props(${target} CUDA "${_pak_CUDA_ARCHITECTURES}" "${PORTA_CUDA_ARCHITECTURES}")
-    # The shared runtime: the one libporta_cuda.so uses, so streams and the memory pool are shared.
-    set_property(TARGET ${target} PROPERTY CUDA_RUNTIME_LIBRARY Shared)
-    if(TARGET CUDA::cudart)
-      # Through the property, not target_link_libraries, so that it mixes with either signature.
-      set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES CUDA::cudart)
+    # The static CUDA runtime by default, so that the program starts where libcudart.so is missing
+    # (the comment at the top of this file says why that is safe beside the plugin's shared one).
+    set(_rt "${PORTA_KERNELS_CUDA_RUNTIME}")
+    string(TOLOWER "${_rt}" _rt_lower)
+    if(_rt_lower STREQUAL "shared")
+      set(_rt Shared)
+      set(_rt_target CUDA::cudart)
+    elseif(_rt_lower STREQUAL "static")
+      set(_rt Static)
+      set(_rt_target CUDA::cudart_static)
+    else()
+      message(FATAL_ERROR "porta_add_kernels(${target}): PORTA_KERNELS_CUDA_RUNTIME must be Static or Shared, "
+                          "not '${PORTA_KERNELS_CUDA_RUNTIME}'")
     endif()
+    set_property(TARGET ${target} PROPERTY CUDA_RUNTIME_LIBRARY ${_rt})
+    # The linker of a target with C++ sources is the C++ compiler, which does not always add the
+    # runtime that the property names; the imported target makes sure. Through the property, not
+    # target_link_libraries, so that it mixes with either signature.
+    if(TARGET ${_rt_target})
+      set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES ${_rt_target})
+    endif()
+    set_property(TARGET ${target} PROPERTY PORTA_KERNELS_RUNTIME "cudart ${_rt}")
   else()
     _porta_kernels_lang_props(${target} HIP "${_pak_HIP_ARCHITECTURES}" "${PORTA_HIP_ARCHITECTURES}")
     # HIP's __fadd_rn/__fmul_rn are plain + and *, which clang would fuse into FMAs: the canonical
@@ -158,5 +206,6 @@ function(porta_add_kernels target)
     if(TARGET hip-lang::device)
       set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES hip-lang::device)
     endif()
+    set_property(TARGET ${target} PROPERTY PORTA_KERNELS_RUNTIME "amdhip64 Shared")
   endif()
 endfunction()
