@@ -11,6 +11,29 @@ function(run)
   endif()
 endfunction()
 
+# A consumer whose kernels were linked with the static CUDA runtime must start without libcudart.so
+# (issue 12): its load-time closure holds none, and it runs with the CUDA libraries hidden. The
+# checks are the ones of porta's own build (tests/startup).
+function(check_startup binary build_dir lib_dirs)
+  file(READ "${build_dir}/porta_kernels_runtime.txt" _rt)
+  if(NOT _rt STREQUAL "cudart Static")
+    message(STATUS "startup checks skipped: the consumer's kernels use '${_rt}', not the static CUDA runtime")
+    return()
+  endif()
+  set(_plugins "")
+  foreach(_d IN LISTS lib_dirs)
+    if(EXISTS "${_d}/libporta_cuda.so")
+      list(APPEND _plugins "${_d}/libporta_cuda.so")
+    endif()
+  endforeach()
+  list(GET lib_dirs 0 _libdir)  # only a hint: the consumer's RUNPATH names it already
+  run(${CMAKE_COMMAND} "-DBINARY=${binary}" "-DFORBID=^lib(cudart|amdhip64)\\.so" "-DDIRECTORIES=${_libdir}"
+      -P "${PORTA_SOURCE_DIR}/tests/startup/check_runtime_deps.cmake")
+  run(${CMAKE_COMMAND} "-DBINARY=${binary}" "-DPLUGINS=${_plugins}" "-DFORBID=libcudart\\.so"
+      "-DEXPECT=kernel sum = 500500.0"
+      -P "${PORTA_SOURCE_DIR}/tests/startup/run_without_gpu_libs.cmake")
+endfunction()
+
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
@@ -37,6 +60,8 @@ if(MODE STREQUAL "find_package")
       "-DCMAKE_PREFIX_PATH=${WORK}/prefix" "-DPORTA_EXPECTED_PREFIX=${WORK}/prefix")
   run(${CMAKE_COMMAND} --build "${WORK}/build" ${_config_args})
   run("${WORK}/build/porta_consumer")
+  file(GLOB _libdirs LIST_DIRECTORIES true "${WORK}/prefix/lib" "${WORK}/prefix/lib64" "${WORK}/prefix/lib/*-linux-gnu")
+  check_startup("${WORK}/build/porta_consumer" "${WORK}/build" "${_libdirs}")
 elseif(MODE STREQUAL "add_subdirectory")
   run(${CMAKE_COMMAND} -S "${SOURCE}" -B "${WORK}/build" ${_configure}
       "-DPORTA_SOURCE_DIR=${PORTA_SOURCE_DIR}"
@@ -44,6 +69,7 @@ elseif(MODE STREQUAL "add_subdirectory")
   if(FULL_BUILD)
     run(${CMAKE_COMMAND} --build "${WORK}/build" ${_config_args})
     run("${WORK}/build/porta_consumer")
+    check_startup("${WORK}/build/porta_consumer" "${WORK}/build" "${WORK}/build/porta/lib")
   else()
     message(STATUS "configure-only (PORTA_INSTALL_TEST_FULL_BUILD=OFF)")
   endif()
