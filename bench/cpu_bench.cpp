@@ -10,6 +10,9 @@
 //               kokkos-serial when that Kokkos has only the Serial backend (one core)
 //   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
 //
+// The user-kernel cases (heat, nbody, nbody_energy, reduce_expr, cg; the group "kernels") live in
+// kernels_cpu.hpp, registered from here.
+//
 // Sizes: PORTA_BENCH_MIN_LOG2..PORTA_BENCH_MAX_LOG2 (default 10..28, step x4), square matmul
 // PORTA_BENCH_MATMUL_MIN..PORTA_BENCH_MATMUL_MAX (256..4096), tall-skinny PORTA_BENCH_TS_ROWS x 64
 // (or the --porta_* flags; see common.hpp). Times are wall-clock (UseRealTime): the work is spread
@@ -27,6 +30,7 @@
 #include "common.hpp"
 #include "cpu_peers.hpp"
 #include "host_buffer.hpp"
+#include "kernels_common.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -369,6 +373,11 @@ void register_all() {
     if (pb::wanted("latency_sum", "latency")) register_vector_case<float>("latency_sum", Op::sum, n, true);
     if (pb::wanted("latency_axpy", "latency")) register_vector_case<float>("latency_axpy", Op::axpy, n, true);
   }
+  // User kernels (kernels_cpu.hpp): heat, nbody, nbody_energy, reduce_expr, cg; group "kernels".
+  pb::register_cpu_kernels_cxx();
+#if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
+  pb::register_cpu_kernels_nvcc();
+#endif
 }
 
 void add_context() {
@@ -401,6 +410,7 @@ void add_context() {
 #endif
   benchmark::AddCustomContext("porta_peers", peers);
   pb::add_sizes_context();
+  pb::add_kernel_sizes_context();
 }
 
 }  // namespace
