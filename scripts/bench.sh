@@ -3,14 +3,19 @@
 # Runs porta's benchmarks (bench/) and writes the table and the plots that bench/README.md shows.
 #
 #   scripts/bench.sh [--device cpu|cuda|all] [--max-log2 N] [--matmul-max N] [--ops LIST]
-#                    [--min-time S] [--repetitions N] [--out DIR] [--build-dir DIR] [--smoke]
-#                    [-- ARGS for the benchmark binaries]
+#                    [--min-time S] [--repetitions N] [--threads LIST] [--out DIR] [--build-dir DIR]
+#                    [--smoke] [-- ARGS for the benchmark binaries]
 #
 #   --device      cpu: porta_cpu_bench; cuda: porta_cuda_bench; all: both. Default: cpu, plus cuda
 #                 when that binary is built and nvidia-smi lists a GPU.
 #   --max-log2    largest vector size, 2^N elements (default 28); --matmul-max likewise for matmul
-#   --ops         only these ops or groups, comma-separated (copy,axpy,sum,matmul_ts,map,reduce,matmul,latency)
+#   --ops         only these ops or groups, comma-separated (copy,axpy,sum,matmul_ts,map,reduce,matmul,latency;
+#                 kernels: the user-kernel cases, or one family of them: heat,nbody,reduce_expr,cg)
 #   --min-time    Google Benchmark's minimum time per case, in seconds (default: its own, 0.5)
+#   --threads     run the CPU binary once per OpenMP thread count in this comma-separated list
+#                 (e.g. 1,16), with OMP_NUM_THREADS set for porta and every peer alike, into
+#                 bench-cpu-t<N>.json; the report gets a section per count and a table of the user
+#                 kernels' ratios side by side. Default: one run with the environment's setting.
 #   --out         where bench-<binary>.json, bench-results.md and bench-<binary>.svg go
 #                 (default: out/bench)
 #   --build-dir   a build tree to use (configured with PORTA_BUILD_BENCH=ON if it is not yet);
@@ -38,6 +43,7 @@ repetitions=""
 out=""
 build=""
 smoke=0
+threads=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -53,6 +59,8 @@ while [ $# -gt 0 ]; do
     --min-time=*) min_time=${1#*=}; shift ;;
     --repetitions) repetitions=$2; shift 2 ;;
     --repetitions=*) repetitions=${1#*=}; shift ;;
+    --threads) threads=$2; shift 2 ;;
+    --threads=*) threads=${1#*=}; shift ;;
     --out) out=$2; shift 2 ;;
     --out=*) out=${1#*=}; shift ;;
     --build-dir) build=$2; shift 2 ;;
@@ -64,6 +72,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$device" in auto|cpu|cuda|all) ;; *) echo "bench.sh: --device must be cpu, cuda or all" >&2; exit 2 ;; esac
+if [ -n "$threads" ] && ! [[ "$threads" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then
+  echo "bench.sh: --threads takes positive integers separated by commas (e.g. 1,16)" >&2
+  exit 2
+fi
 
 cd "$root"
 build=${build:-build/bench}
@@ -162,13 +174,21 @@ trap 'rm -rf "$tmp"' EXIT
 jsons=()
 run_binary() { # name exe
   local name=$1 exe=$2 json="$out/bench-$1.json"
-  echo "== bench.sh: $exe (sizes 2^${PORTA_BENCH_MIN_LOG2:-10}..2^${PORTA_BENCH_MAX_LOG2:-28})"
+  echo "== bench.sh: $exe (sizes 2^${PORTA_BENCH_MIN_LOG2:-10}..2^${PORTA_BENCH_MAX_LOG2:-28}${OMP_NUM_THREADS:+, OMP_NUM_THREADS=$OMP_NUM_THREADS})"
   local t0=$SECONDS
   "$exe" --benchmark_out="$json" "${bench_args[@]}"
   echo "== bench.sh: $name done in $((SECONDS - t0)) s -> $json"
   jsons+=("$json")
 }
-[ "$run_cpu" = 1 ] && run_binary cpu "$cpu_exe"
+if [ "$run_cpu" = 1 ]; then
+  if [ -n "$threads" ]; then
+    for t in ${threads//,/ }; do
+      OMP_NUM_THREADS=$t run_binary "cpu-t$t" "$cpu_exe"
+    done
+  else
+    run_binary cpu "$cpu_exe"
+  fi
+fi
 [ "$run_cuda" = 1 ] && run_binary cuda "$cuda_exe"
 
 # ---- what the machine is -----------------------------------------------------------------------

@@ -30,6 +30,11 @@ MAP_OPS = ["copy", "scale", "axpy", "fourop"]
 REDUCE_OPS = ["sum", "dot", "max"]
 MATMUL_OPS = ["matmul", "matmul_ts", "matmul_tf32"]
 LATENCY_OPS = ["latency_fill", "latency_add", "latency_sum", "latency_axpy"]
+# User kernels (bench/kernels_common.hpp); on the CPU each also as <op>_nvcc, compiled by nvcc.
+KERNEL_OPS = ["heat_1d", "heat_2d", "nbody", "nbody_energy", "reduce_expr", "cg"]
+NVCC_SUFFIX = "_nvcc"
+KERNEL_FLOP_OPS = ["nbody", "nbody_energy"]
+KERNEL_TARGET = 0.9  # issue 12: at least 0.9x the OpenMP loop, at 16 threads and at 1
 OP_TITLES = {
     "copy": "copy (porta::copy)",
     "scale": "scale (porta::mul by a scalar)",
@@ -45,6 +50,12 @@ OP_TITLES = {
     "latency_add": "add of one element: the cost of a call",
     "latency_sum": "sum, value back on the host",
     "latency_axpy": "axpy, waited for",
+    "heat_1d": "heat stencil, one sweep, 1-D index over all cells (i / n, i % n)",
+    "heat_2d": "heat stencil, one sweep, 2-D interior range",
+    "nbody": "n-body accelerations, all pairs (20 FLOP per pair)",
+    "nbody_energy": "n-body potential energy: transform_reduce of a per-body sum (12 FLOP per pair)",
+    "reduce_expr": "transform_reduce of sqrt(x^2 + y^2)",
+    "cg": "one CG iteration, dense n x n (matvec, 2 dots, 2 axpys, p = r + beta p)",
 }
 TIME_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -66,10 +77,23 @@ def parse_name(name):
         return None
 
 
+def kernel_base(op):
+    """The user-kernel op that `op` is (heat_2d_nvcc -> heat_2d), or None."""
+    base = op[: -len(NVCC_SUFFIX)] if op.endswith(NVCC_SUFFIX) else op
+    return base if base in KERNEL_OPS else None
+
+
+def title_of(op):
+    base = kernel_base(op)
+    if base and base != op:
+        return OP_TITLES[base] + ", compiled by nvcc"
+    return OP_TITLES.get(op, op)
+
+
 def kind_of(op):
     if op.startswith("latency"):
         return "time"
-    if op.startswith("matmul"):
+    if op.startswith("matmul") or kernel_base(op) in KERNEL_FLOP_OPS:
         return "flops"
     return "bytes"
 
@@ -81,6 +105,9 @@ class Run:
         self.path = path
         self.context = data.get("context", {})
         self.binary = self.context.get("porta_bench") or os.path.basename(path).replace(".json", "")
+        # bench.sh --threads writes bench-cpu-t<N>.json: one section (and plot) per thread count.
+        stem = os.path.basename(path).replace(".json", "")
+        self.label = stem[len("bench-"):] if stem.startswith("bench-") and stem != "bench-" + self.binary else self.binary
         self.values = {}  # (op, dtype, impl, size) -> value (GB/s, GFLOP/s or us)
         self.errors = []  # (name, message)
         samples = {}
@@ -125,6 +152,7 @@ class Run:
             if op not in seen:
                 seen.append(op)
         order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS
+        order += [o for k in KERNEL_OPS for o in (k, k + NVCC_SUFFIX)]
         return sorted(seen, key=lambda o: (order.index(o) if o in order else len(order), o))
 
     def impls(self, op, dtype=None):
@@ -166,6 +194,11 @@ def fmt_ratio(r):
 
 
 def fmt_size(op, size):
+    base = kernel_base(op)
+    if base in ("heat_1d", "heat_2d"):
+        return "%dx%d" % (size, size)
+    if base in ("nbody", "nbody_energy", "cg"):
+        return str(size)
     if op.startswith("matmul_ts"):
         return "%dx64" % size
     if op.startswith("matmul"):
@@ -190,7 +223,7 @@ def table(run, op):
     porta_impls, peers = run.impls(op)
     kind = kind_of(op)
     better = "below 1: porta faster" if kind == "time" else "above 1: porta faster"
-    lines.append("#### %s — %s" % (OP_TITLES.get(op, op), unit_of(op)))
+    lines.append("#### %s — %s" % (title_of(op), unit_of(op)))
     lines.append("")
     head = ["dtype", "size"] + porta_impls + peers
     head += ["%s / %s" % (p, q) for p in porta_impls for q in peers]
@@ -270,6 +303,10 @@ def target_rows(run):
         rows.append(("sum of 2^10 within 1.2× CUB's time (time ratio)", "latency_sum f32 2^10", t,
                      None if t is None else t <= 1.2))
     elif run.binary == "cpu":
+        for op, dtype, impl, size, r in kernel_ratios(run, "openmp"):
+            rows.append(("user kernel ≥ %.1f× OpenMP loop (OpenMP threads: %s)" % (KERNEL_TARGET, run.context.get(
+                "openmp_threads", "?")), "%s %s %s %s" % (op, dtype, impl, fmt_size(op, size)), r,
+                None if r is None else r >= KERNEL_TARGET))
         at_largest(MAP_OPS, "openmp", 0.95, "map ≥ 0.95× OpenMP loop")
         at_largest(REDUCE_OPS, "openmp", 0.9, "reduce ≥ 0.9× OpenMP loop")
         _, peers = run.impls("matmul")
@@ -277,6 +314,48 @@ def target_rows(run):
         if blas:
             matmul_at(["matmul", "matmul_ts"], "porta", blas, 0.95, "matmul ≥ 0.95× %s" % blas, 4096)
     return rows
+
+
+def kernel_ratios(run, peer):
+    """(op, dtype, impl, size, porta/peer) for every porta variant of every user-kernel op at its
+    largest size."""
+    out = []
+    for op in run.ops():
+        if not kernel_base(op):
+            continue
+        porta_impls, _ = run.impls(op)
+        for dtype in run.dtypes(op):
+            size = largest(run, op, dtype)
+            for impl in porta_impls:
+                out.append((op, dtype, impl, size, ratio(op, run.get(op, dtype, impl, size),
+                                                         run.get(op, dtype, peer, size))))
+    return out
+
+
+def thread_table(runs):
+    """User kernels / OpenMP loop side by side for CPU runs at different thread counts
+    (bench.sh --threads 1,16), or nothing when there are fewer than two such runs."""
+    cpu = [r for r in runs if r.binary == "cpu" and any(kernel_base(op) for op in r.ops())]
+    if len(cpu) < 2:
+        return []
+    cols = ["threads: %s" % r.context.get("openmp_threads", r.label) for r in cpu]
+    lines = ["## User kernels on the CPU by thread count: porta / OpenMP loop", "",
+             "Target (issue 12): ≥ %.1f at every thread count. Each column is one run of porta_cpu_bench." %
+             KERNEL_TARGET, "",
+             "| op | dtype | size | impl | " + " | ".join(cols) + " |", "|" + "---|" * (4 + len(cols))]
+    keys = []
+    for r in cpu:
+        for op, dtype, impl, size, _ in kernel_ratios(r, "openmp"):
+            if (op, dtype, impl, size) not in keys:
+                keys.append((op, dtype, impl, size))
+    for op, dtype, impl, size in keys:
+        cells = []
+        for r in cpu:
+            v = ratio(op, r.get(op, dtype, impl, size), r.get(op, dtype, "openmp", size))
+            cells.append("—" if v is None else ("%.2f" % v if v >= KERNEL_TARGET else "**%.2f**" % v))
+        lines.append("| %s | %s | %s | %s | %s |" % (op, dtype, fmt_size(op, size), impl, " | ".join(cells)))
+    lines += ["", "Bold: below the target.", ""]
+    return lines
 
 
 # ---- SVG ---------------------------------------------------------------------------------------------
@@ -293,7 +372,9 @@ def nice_log_ticks(lo, hi):
 
 
 def svg_plot(run, path):
-    ops = [op for op in run.ops() if kind_of(op) != "time"]
+    # A user-kernel case at one size is a single point: its table says more than a panel would.
+    ops = [op for op in run.ops() if kind_of(op) != "time" and not (
+        kernel_base(op) and len({s for o, _, _, s in run.values if o == op}) < 2)]
     if not ops:
         return False
     impls = []
@@ -326,7 +407,7 @@ def svg_plot(run, path):
     device = run.context.get("cuda_device") or run.context.get("porta_device") or ""
     if len(device) > 70:
         device = device[:67] + "..."
-    title = "porta %s benchmarks — %s — %s" % (run.binary, device, run.context.get("date", ""))
+    title = "porta %s benchmarks — %s — %s" % (run.label, device, run.context.get("date", ""))
     out.append('<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>' % (10, html.escape(title)))
     # legend
     y0 = title_h + 8
@@ -361,7 +442,7 @@ def svg_plot(run, path):
             return y_bot - (math.log10(v) - lo) / (hi - lo) * (y_bot - y_top)
 
         out.append('<text x="%d" y="%d" font-size="12" font-weight="bold">%s</text>' % (
-            px + ml, py + 18, html.escape(OP_TITLES.get(op, op))))
+            px + ml, py + 18, html.escape(title_of(op))))
         out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>' % (
             x0, y_top, x1 - x0, y_bot - y_top))
         for e in range(lo, hi + 1):
@@ -436,7 +517,7 @@ def report(runs, infos, svgs):
     lines.append("")
     for run in runs:
         c = run.context
-        lines.append("## %s binary" % run.binary)
+        lines.append("## %s binary" % run.label)
         lines.append("")
         facts = [
             ("date of the run", c.get("date")),
@@ -451,6 +532,7 @@ def report(runs, infos, svgs):
             ("Thrust", c.get("thrust_version")),
             ("Kokkos", c.get("kokkos") or c.get("kokkos-serial")),
             ("sizes", c.get("porta_sizes")),
+            ("user-kernel sizes", c.get("porta_kernel_sizes")),
             ("Google Benchmark build", c.get("library_build_type")),
         ]
         for k, v in facts:
@@ -460,8 +542,8 @@ def report(runs, infos, svgs):
             lines.append("- note: Google Benchmark itself is a debug build (its timings are still valid; its own "
                          "overhead per iteration is higher)")
         lines.append("")
-        if run.binary in svgs:
-            lines.append("![%s plot](%s)" % (run.binary, svgs[run.binary]))
+        if run.label in svgs:
+            lines.append("![%s plot](%s)" % (run.label, svgs[run.label]))
             lines.append("")
         rows = target_rows(run)
         if rows:
@@ -473,7 +555,9 @@ def report(runs, infos, svgs):
                 met = "not measured" if ok is None else ("yes" if ok else "**no**")
                 lines.append("| %s | %s | %s | %s |" % (label, where, fmt_ratio(value), met))
             lines.append("")
-        groups = [("Maps", MAP_OPS), ("Reductions", REDUCE_OPS), ("Matrix products", MATMUL_OPS)]
+        kernel_ops = [op for op in run.ops() if kernel_base(op)]
+        groups = [("Maps", MAP_OPS), ("Reductions", REDUCE_OPS), ("Matrix products", MATMUL_OPS),
+                  ("User kernels (porta beside the loop or kernel a user would write)", kernel_ops)]
         others = [op for op in run.ops() if kind_of(op) == "time"]
         for title, ops in groups + [("Latency (host-observed time per call)", others)]:
             present = [op for op in run.ops() if op in ops]
@@ -489,6 +573,7 @@ def report(runs, infos, svgs):
             for name, msg in run.errors:
                 lines.append("- `%s`: %s" % (name, msg.replace("\n", " ")))
             lines.append("")
+    lines += thread_table(runs)
     machine = machine_lines(infos)
     if machine:
         lines.append("## Machine")
@@ -526,12 +611,12 @@ def main(argv):
     if svg_dir:
         os.makedirs(svg_dir, exist_ok=True)
         for run in runs:
-            path = os.path.join(svg_dir, "bench-%s.svg" % run.binary)
+            path = os.path.join(svg_dir, "bench-%s.svg" % run.label)
             if svg_plot(run, path):
                 if args.md:
-                    svgs[run.binary] = os.path.relpath(path, os.path.dirname(os.path.abspath(args.md)))
+                    svgs[run.label] = os.path.relpath(path, os.path.dirname(os.path.abspath(args.md)))
                 else:
-                    svgs[run.binary] = path
+                    svgs[run.label] = path
     text = report(runs, infos, svgs)
     if args.md:
         with open(args.md, "w", encoding="utf-8") as f:
