@@ -20,8 +20,8 @@
 #include <random>
 #include <vector>
 
-constexpr double kShift = 0.1;   // s: the smallest eigenvalue of A is at least this
-constexpr double kTol = 1e-10;   // stop when ||r|| <= kTol ||b||
+constexpr double kShift = 0.1;  // s: the smallest eigenvalue of A is at least this
+constexpr double kTol = 1e-10;  // stop when ||r|| <= kTol ||b||
 
 struct System {
   std::int64_t n;
@@ -33,7 +33,8 @@ System make_system(std::int64_t n) {
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::vector<double> bm(static_cast<std::size_t>(n * n));
   for (double& v : bm) v = uniform(rng);
-  System s{n, std::vector<double>(static_cast<std::size_t>(n * n), 0.0), std::vector<double>(static_cast<std::size_t>(n))};
+  System s{n, std::vector<double>(static_cast<std::size_t>(n * n), 0.0),
+           std::vector<double>(static_cast<std::size_t>(n))};
   for (std::int64_t k = 0; k < n; ++k)  // A += row k of B, outer product with itself
     for (std::int64_t i = 0; i < n; ++i) {
       const double bki = bm[k * n + i] / static_cast<double>(n);
@@ -66,7 +67,8 @@ int conjugate_gradient(porta::Device dev, const porta::Array<double>& A, const p
     // p = r + beta p: porta has axpy (y = a x + y) but no y = x + b y, so a user kernel.
     const auto rv = r.view();
     const auto pv = p.view();
-    porta::parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { pv[i] = rv[i] + beta * pv[i]; });
+    porta::parallel_for(
+        dev, n, PORTA_LAMBDA(std::int64_t i) { pv[i] = rv[i] + beta * pv[i]; });
     ++k;
     if (k % 10 == 0) std::printf("  iteration %4d  ||r|| / ||b|| = %.3e\n", k, std::sqrt(rr / bb));
   }

@@ -30,27 +30,30 @@ void sweep(porta::Device dev, const porta::Array<float>& cur, porta::Array<float
   const auto u = cur.view();
   const auto un = next.view();
   const float r = kR;
-  porta::parallel_for(dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-    un(i, j) = u(i, j) + r * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
-  });
+  porta::parallel_for(
+      dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+        un(i, j) = u(i, j) + r * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
+      });
 }
 
 // Heat in the interior (the sum of u), accumulated in double.
 double heat(porta::Device dev, const porta::Array<float>& cur, std::int64_t n) {
   const auto u = cur.view();
-  return porta::transform_reduce(dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0, porta::plus{},
-                                 PORTA_LAMBDA(std::int64_t i, std::int64_t j) { return double(u(i, j)); });
+  return porta::transform_reduce(
+      dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0, porta::plus{},
+      PORTA_LAMBDA(std::int64_t i, std::int64_t j) { return double(u(i, j)); });
 }
 
 // The largest |a - b| over the interior: how far the last sweep still moved the solution.
 float largest_change(porta::Device dev, const porta::Array<float>& a, const porta::Array<float>& b, std::int64_t n) {
   const auto x = a.view();
   const auto y = b.view();
-  return porta::transform_reduce(dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0f, porta::maximum_op{},
-                                 PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-                                   const float d = x(i, j) - y(i, j);
-                                   return d < 0 ? -d : d;
-                                 });
+  return porta::transform_reduce(
+      dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0f, porta::maximum_op{},
+      PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+        const float d = x(i, j) - y(i, j);
+        return d < 0 ? -d : d;
+      });
 }
 
 // The initial plate: top row hot, everything else cold.
@@ -129,7 +132,8 @@ int main(int argc, char** argv) try {
   const std::vector<float> got = cur.to_vector();
   const std::vector<double> want = reference(n, steps);
   double worst = 0, want_heat = 0;
-  for (std::size_t k = 0; k < got.size(); ++k) worst = std::max(worst, std::fabs(static_cast<double>(got[k]) - want[k]));
+  for (std::size_t k = 0; k < got.size(); ++k)
+    worst = std::max(worst, std::fabs(static_cast<double>(got[k]) - want[k]));
   for (std::int64_t i = 1; i < n - 1; ++i)
     for (std::int64_t j = 1; j < n - 1; ++j) want_heat += want[static_cast<std::size_t>(i * n + j)];
 
