@@ -10,6 +10,8 @@
 //   cublas       cublasSgemm / cublasDgemm; cublas-tf32: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32
 //   kernel       (latency only) a minimal hand-written kernel launch
 //   memset       (latency_fill only) cudaMemsetAsync
+//   cuda         (user kernels: heat, nbody) a hand-written CUDA kernel of the same computation;
+//                cuda_tiled: nbody's shared-memory kernel (kernels_cuda.cuh)
 //
 // Everything runs on one stream (porta's, created once). Throughput cases are timed with cudaEvents
 // around a batch of calls (manual time), after a warm-up call; a reduction's time includes copying
@@ -520,6 +522,13 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
   pb::set_flops(st, s.flops() * calls);
 }
 
+}  // namespace porta_bench_cuda
+
+// The user-kernel cases (heat, nbody, reduce_expr; group "kernels"), which use the helpers above.
+#include "kernels_cuda.cuh"
+
+namespace porta_bench_cuda {
+
 // ---- registration ------------------------------------------------------------------------------
 template <class T>
 void register_vector_case(const std::string& label, Op op, std::int64_t n, bool latency,
@@ -627,6 +636,7 @@ void register_all() {
     if (pb::wanted("latency_axpy", "latency"))
       register_vector_case<float>("latency_axpy", Op::axpy, n, true, peers_of(Op::axpy));
   }
+  register_kernels();
 }
 
 void add_context() {
@@ -656,8 +666,11 @@ void add_context() {
   } else {
     benchmark::AddCustomContext("porta_device", "unavailable: " + gpu().porta_unavailable);
   }
-  benchmark::AddCustomContext("porta_peers", "cudamemcpy, thrust, cub, cublas, cublas-tf32, add3, kernel, memset");
+  benchmark::AddCustomContext("porta_peers",
+                              "cudamemcpy, thrust, cub, cublas, cublas-tf32, add3, kernel, memset, "
+                              "cuda and cuda_tiled (hand-written user-kernel peers)");
   pb::add_sizes_context();
+  pb::add_kernel_sizes_context();
 }
 
 }  // namespace porta_bench_cuda
