@@ -133,7 +133,9 @@ class Array {
     }
     return *this;
   }
-  Array(const Array&) = delete;
+  // Move-only. A kernel (PORTA_LAMBDA) that names an Array tries to copy it: capture x.view() instead;
+  // for a copy of the data, x.clone().
+  Array(const Array&) = delete;  // in a kernel, capture x.view(), not the Array
   Array& operator=(const Array&) = delete;
   ~Array() { release(); }
 

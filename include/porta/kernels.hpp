@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// User kernels: your own element-wise code and reductions, written once as lambdas.
+// User kernels: your own loops and reductions, written once, run on every device.
 //
 //   #include <porta/kernels.hpp>
 //   auto xv = x.view();  auto yv = y.view();              // trivially copyable windows
 //   porta::parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { yv[i] = 2 * xv[i] + yv[i]; });
+//   porta::parallel_for(dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}),   // a stencil's interior
+//                       PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+//                         un(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4 * u(i, j));
+//                       });
 //   porta::map(out, PORTA_LAMBDA(float a, float b) { return a * b; }, x, y);
 //   double ss = porta::transform_reduce(dev, n, 0.0, porta::plus{},
 //                                       PORTA_LAMBDA(std::int64_t i) { return double(xv[i]) * xv[i]; });
@@ -13,9 +17,22 @@
 // as HIP on HIP devices. Asking a plain C++ translation unit to launch on a GPU is an Unavailable
 // error that names the fix.
 //
+// A kernel is a lambda (PORTA_LAMBDA) or a functor (a struct with a const PORTA_HOST_DEVICE
+// operator()); either must be trivially copyable: capture Views, pointers and numbers by value,
+// never an Array or a std::vector (a compile-time error says so). On the CPU, prefer a functor in a
+// file compiled by nvcc: nvcc calls the host side of its __host__ __device__ lambdas through a
+// function pointer per index, which stops inlining and vectorisation (hipcc and plain C++ do not).
+// See docs/guide.md, "Your own kernels".
+//
+// On the CPU, parallel_for splits the range over the OpenMP team when the work is worth it,
+// measured, not counted (porta/detail/cpu_parallel.hpp; Range::grain overrides). A kernel that
+// throws on the CPU: the exception reaches the caller of parallel_for / transform_reduce / map (the
+// first one, if several threads throw); indices not yet run by the throwing thread stay unrun.
+// GPU kernels cannot throw.
+//
 // transform_reduce follows the canonical order of the built-in reductions (docs/determinism.md):
-// run to run deterministic on each backend, and bit-identical across backends when f itself is
-// (vendor math libraries differ in the last bits of sin, exp, ...).
+// run to run deterministic on each backend and any thread count, and bit-identical across backends
+// when f itself is (vendor math libraries differ in the last bits of sin, exp, ...).
 #pragma once
 
 #include <cstdint>
@@ -25,9 +42,11 @@
 
 #include "porta/array.hpp"
 #include "porta/detail/config.hpp"
+#include "porta/detail/cpu_parallel.hpp"
 #include "porta/detail/ops.hpp"
 #include "porta/detail/reduce_order.hpp"
 #include "porta/error.hpp"
+#include "porta/range.hpp"
 #include "porta/stream.hpp"
 
 #if PORTA_GPU_COMPILER
@@ -67,30 +86,217 @@ inline void check_stream_device(const Stream& stream, Device device, const char*
                          device.to_string());
 }
 
+// The device must exist (cpu:1 does not): the same Unavailable every other call gives.
+inline void check_device(Device device, const char* fn) {
+  try {
+    (void)backend_for(device);
+  } catch (const Unavailable& e) {
+    throw Unavailable(std::string(fn) + ": " + e.what());
+  }
+}
+
+// A kernel travels to the GPU by value, byte for byte, so it must be trivially copyable; an owning
+// capture (Array, HostArray, std::vector, std::string) is the usual mistake and would copy host
+// memory, or fail, on a GPU. nvcc's host pass sees its own wrapper for __host__ __device__ lambdas,
+// which is never trivially copyable: the device pass checks the real closure there.
+template <class F>
+inline constexpr bool kernel_copyable_v =
+#if defined(__NVCC__) && defined(__CUDACC_EXTENDED_LAMBDA__) && !defined(__CUDA_ARCH__)
+    __nv_is_extended_host_device_lambda_closure_type(F) || std::is_trivially_copyable_v<F>;
+#else
+    std::is_trivially_copyable_v<F>;
+#endif
+
+#define PORTA_DETAIL_CHECK_KERNEL(F)                                                                            \
+  static_assert(::porta::detail::kernel_copyable_v<F>,                                                         \
+                "porta: a kernel must be trivially copyable: capture porta::View (x.view()), pointers and "    \
+                "numbers by value (PORTA_LAMBDA or [=]), never a porta::Array, HostArray, std::vector or other " \
+                "owning object; a functor's members likewise")
+
+// f's result for the indices of a Range<Rank>: f(i), f(i, j) or f(i, j, k).
+template <class F, int Rank>
+struct kernel_result;
+template <class F>
+struct kernel_result<F, 1> {
+  using type = std::decay_t<std::invoke_result_t<const F&, std::int64_t>>;
+};
+template <class F>
+struct kernel_result<F, 2> {
+  using type = std::decay_t<std::invoke_result_t<const F&, std::int64_t, std::int64_t>>;
+};
+template <class F>
+struct kernel_result<F, 3> {
+  using type = std::decay_t<std::invoke_result_t<const F&, std::int64_t, std::int64_t, std::int64_t>>;
+};
+
+template <class F, int Rank>
+inline constexpr bool kernel_invocable_v =
+    (Rank == 1 && std::is_invocable_v<const F&, std::int64_t>) ||
+    (Rank == 2 && std::is_invocable_v<const F&, std::int64_t, std::int64_t>) ||
+    (Rank == 3 && std::is_invocable_v<const F&, std::int64_t, std::int64_t, std::int64_t>);
+
+// The element type a reduction of values of type U accumulates in: U itself for porta's four
+// types, the signed type of the same size for other integers (bool and short count in int32).
+template <class U>
+constexpr auto reduce_type_of() {
+  if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
+    return U{};
+  } else if constexpr (std::is_integral_v<U> && sizeof(U) <= 4 && (std::is_signed_v<U> || sizeof(U) < 4)) {
+    return std::int32_t{};
+  } else if constexpr (std::is_integral_v<U> && (std::is_signed_v<U> ? sizeof(U) == 8 : sizeof(U) == 4)) {
+    return std::int64_t{};
+  } else {
+    static_assert(sizeof(U) == 0,
+                  "porta::transform_reduce: f must return float, double or a signed integer (or name the result "
+                  "type: porta::transform_reduce<double>(...))");
+    return 0;
+  }
+}
+
+struct Deduce {};  // transform_reduce<R>'s default: R from f's return type
+
+template <class R, class F, int Rank>
+using reduce_result_t = std::conditional_t<std::is_same_v<R, Deduce>,
+                                           decltype(reduce_type_of<typename kernel_result<F, Rank>::type>()), R>;
+
+// The CPU loops of a Range: rank 1 splits indices; ranks 2 and 3 split tiles (whole rows, or
+// lines along the last dimension, unless Range::tile says otherwise), and every task runs the last
+// dimension as its innermost loop, so that a stencil vectorises as a hand-written loop nest does.
+template <class F>
+void cpu_parallel_for(const Range<1>& r, const F& f) {
+  const std::int64_t lo = r.begin(0);
+  cpu_for_blocks(r.extent(0), r.grain(), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = lo + b; i < lo + e; ++i) f(i);
+  });
+}
+
+template <int Rank>
+struct CpuTiles {
+  std::int64_t lo[Rank], hi[Rank], t[Rank], count[Rank];
+  std::int64_t tiles = 1, points = 1;  // tiles in the range; index points per tile
+
+  explicit CpuTiles(const Range<Rank>& r) {
+    for (int d = 0; d < Rank; ++d) {
+      lo[d] = r.begin(d);
+      hi[d] = r.end(d);
+      const std::int64_t e = r.extent(d);
+      // Default: a tile is one line along the last dimension (a row of a 2-D range).
+      t[d] = r.tile_extent(d) > 0 ? (r.tile_extent(d) < e ? r.tile_extent(d) : e) : (d == Rank - 1 ? e : 1);
+      count[d] = (e + t[d] - 1) / t[d];
+      tiles *= count[d];
+      points *= t[d];
+    }
+  }
+  std::int64_t grain_tiles(std::int64_t grain) const { return grain > 0 ? (grain + points - 1) / points : 0; }
+};
+
+template <class F>
+void cpu_parallel_for(const Range<2>& r, const F& f) {
+  const CpuTiles<2> g(r);
+  cpu_for_blocks(g.tiles, g.grain_tiles(r.grain()), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t u = b; u < e; ++u) {
+      const std::int64_t i0 = g.lo[0] + (u / g.count[1]) * g.t[0];
+      const std::int64_t j0 = g.lo[1] + (u % g.count[1]) * g.t[1];
+      const std::int64_t i1 = i0 + g.t[0] < g.hi[0] ? i0 + g.t[0] : g.hi[0];
+      const std::int64_t j1 = j0 + g.t[1] < g.hi[1] ? j0 + g.t[1] : g.hi[1];
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) f(i, j);
+    }
+  });
+}
+
+template <class F>
+void cpu_parallel_for(const Range<3>& r, const F& f) {
+  const CpuTiles<3> g(r);
+  cpu_for_blocks(g.tiles, g.grain_tiles(r.grain()), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t u = b; u < e; ++u) {
+      const std::int64_t i0 = g.lo[0] + (u / (g.count[1] * g.count[2])) * g.t[0];
+      const std::int64_t j0 = g.lo[1] + (u / g.count[2] % g.count[1]) * g.t[1];
+      const std::int64_t k0 = g.lo[2] + (u % g.count[2]) * g.t[2];
+      const std::int64_t i1 = i0 + g.t[0] < g.hi[0] ? i0 + g.t[0] : g.hi[0];
+      const std::int64_t j1 = j0 + g.t[1] < g.hi[1] ? j0 + g.t[1] : g.hi[1];
+      const std::int64_t k1 = k0 + g.t[2] < g.hi[2] ? k0 + g.t[2] : g.hi[2];
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j)
+          for (std::int64_t k = k0; k < k1; ++k) f(i, j, k);
+    }
+  });
+}
+
+// f at the linear (row-major) index k of a range: the order transform_reduce reduces in.
+template <class F, int Rank>
+struct LinearIndexLoad;
+template <class F>
+struct LinearIndexLoad<F, 1> {
+  F f;
+  std::int64_t lo0;
+  PORTA_HOST_DEVICE auto operator()(std::int64_t k) const { return f(lo0 + k); }
+};
+template <class F>
+struct LinearIndexLoad<F, 2> {
+  F f;
+  std::int64_t lo0, lo1, n1;
+  PORTA_HOST_DEVICE auto operator()(std::int64_t k) const { return f(lo0 + k / n1, lo1 + k % n1); }
+};
+template <class F>
+struct LinearIndexLoad<F, 3> {
+  F f;
+  std::int64_t lo0, lo1, lo2, n1, n2;
+  PORTA_HOST_DEVICE auto operator()(std::int64_t k) const {
+    return f(lo0 + k / (n1 * n2), lo1 + k / n2 % n1, lo2 + k % n2);
+  }
+};
+template <class F>
+LinearIndexLoad<F, 1> linear_load(const Range<1>& r, const F& f) {
+  return {f, r.begin(0)};
+}
+template <class F>
+LinearIndexLoad<F, 2> linear_load(const Range<2>& r, const F& f) {
+  return {f, r.begin(0), r.begin(1), r.extent(1)};
+}
+template <class F>
+LinearIndexLoad<F, 3> linear_load(const Range<3>& r, const F& f) {
+  return {f, r.begin(0), r.begin(1), r.begin(2), r.extent(1), r.extent(2)};
+}
+
+// static_cast<T>(load(k)) for the CPU reduction.
+template <class T, class Load>
+struct CastLoad {
+  const Load* load;
+  T operator()(std::int64_t k) const { return static_cast<T>((*load)(k)); }
+};
+
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p);
 
 }  // namespace detail
 
-// f(i) for i in [0, n), in parallel, on `device`.
-template <class F>
-void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Stream()) {
+// f(i[, j[, k]]) for every index of `range`, in parallel, on `device`; asynchronous on GPU streams.
+template <int Rank, class F>
+void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& stream = Stream()) {
   constexpr const char* fn = "porta::parallel_for";
+  PORTA_DETAIL_CHECK_KERNEL(F);
+  static_assert(detail::kernel_invocable_v<F, Rank>,
+                "porta::parallel_for: the kernel must take one std::int64_t index per dimension of the range: "
+                "f(i) for porta::range(n), f(i, j) for range(n0, n1), f(i, j, k) for range(n0, n1, n2)");
   detail::check_stream_device(stream, device, fn);
-  if (n < 0) detail::throw_invalid(fn, ("n is negative (" + std::to_string(n) + ")").c_str());
+  detail::check_device(device, fn);
   if (device.type == DeviceType::cpu) {
-    // Below a few thousand elements, waking the OpenMP team costs more than the loop.
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) if (n >= 4096)
-#endif
-    for (std::int64_t i = 0; i < n; ++i) f(i);
+    if (range.size() > 0) detail::cpu_parallel_for(range, f);
     return;
   }
 #if PORTA_GPU_COMPILER
-  detail::gpu_user::parallel_for(device, n, f, stream.native_handle(), fn);
+  detail::gpu_user::parallel_for(device, range, f, stream.native_handle(), fn);
 #else
   detail::throw_not_gpu_tu(fn, device);
 #endif
+}
+
+// f(i) for i in [0, n), in parallel, on `device`.
+template <class F>
+void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Stream()) {
+  if (n < 0) detail::throw_invalid("porta::parallel_for", ("n is negative (" + std::to_string(n) + ")").c_str());
+  parallel_for(device, Range<1>(n), f, stream);
 }
 
 // out[i] = f(in[i]...) for every element; all arrays of one size and one device.
@@ -119,9 +325,8 @@ void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
 }
 
 namespace detail {
-// nvcc's extended lambdas cannot capture a parameter pack, so the input pointers of the CPU path
-// (parallel_for's lambda, which a CUDA or HIP translation unit compiles for the device too) travel in
-// a minimal recursive tuple that is trivially copyable and usable on the device.
+// The input pointers of a map travel in a minimal recursive tuple that is trivially copyable and
+// usable on the device (C++17 has no pack of members).
 template <class... Ts>
 struct PointerPack {};
 template <class T, class... Ts>
@@ -149,39 +354,68 @@ PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
 
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p) {
-#if PORTA_GPU_COMPILER
-  // GPUs take the built-in maps' vector kernel; parallel_for's element per thread would cost bandwidth.
-  if (dev.type != DeviceType::cpu) {
-    check_stream_device(stream, dev, "porta::map");
-    gpu_user::map(dev, n, f, o, stream.native_handle(), "porta::map", p...);
+  constexpr const char* fn = "porta::map";
+  PORTA_DETAIL_CHECK_KERNEL(F);
+  check_stream_device(stream, dev, fn);
+  check_device(dev, fn);
+  if (dev.type == DeviceType::cpu) {
+    // A host-only loop (not a PORTA_LAMBDA): under nvcc a __host__ __device__ lambda here would
+    // put a function-pointer call between the loop and f.
+    const PointerPack<In...> pack = pack_pointers(p...);
+    cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) o[i] = call_at(f, pack, i);
+    });
     return;
   }
+#if PORTA_GPU_COMPILER
+  // GPUs take the built-in maps' vector kernel; parallel_for's element per thread would cost bandwidth.
+  gpu_user::map(dev, n, f, o, stream.native_handle(), fn, p...);
+#else
+  throw_not_gpu_tu(fn, dev);
 #endif
-  const PointerPack<In...> pack = pack_pointers(p...);
-  parallel_for(
-      dev, n, PORTA_LAMBDA(std::int64_t i) { o[i] = call_at(f, pack, i); }, stream);
 }
 }  // namespace detail
 
-// op-reduction of f(i) for i in [0, n), combined with init: op(init, reduce(f)). op is one of
-// porta::plus, multiplies, maximum_op, minimum_op (they carry the identity the canonical order needs).
-template <class T, class Op, class F>
-T transform_reduce(Device device, std::int64_t n, T init, Op op, F f, const Stream& stream = Stream()) {
+// op-reduction of f over every index of `range`, combined with init: op(init, reduce(f)), in the
+// canonical order over the row-major linear index. op is one of porta::plus, multiplies, maximum_op,
+// minimum_op (they carry the identity the canonical order pads with). The result type is f's
+// (float, double, int32_t, int64_t; narrower integers count in int32_t), or R when named:
+// transform_reduce<double>(...) converts each f(...) to double first. init is converted to it; a
+// floating-point init for an integer result is a compile-time error (it would be truncated).
+template <class R = detail::Deduce, int Rank, class Init, class Op, class F>
+auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op, F f, const Stream& stream = Stream()) {
+  using T = detail::reduce_result_t<R, F, Rank>;
   constexpr const char* fn = "porta::transform_reduce";
-  static_assert(detail::is_supported_v<T>, "porta::transform_reduce: T must be float, double, int32_t or int64_t");
+  PORTA_DETAIL_CHECK_KERNEL(F);
+  static_assert(detail::kernel_invocable_v<F, Rank>,
+                "porta::transform_reduce: the kernel must take one std::int64_t index per dimension of the range");
+  static_assert(detail::is_supported_v<T>, "porta::transform_reduce: the result must be float, double, int32_t or int64_t");
+  static_assert(std::is_arithmetic_v<Init>, "porta::transform_reduce: init must be a number");
+  static_assert(!(std::is_floating_point_v<Init> && std::is_integral_v<T>),
+                "porta::transform_reduce: init is floating-point but the result is an integer (f returns one): "
+                "return a floating-point value from f, or name the type: transform_reduce<double>(...)");
   detail::check_stream_device(stream, device, fn);
-  if (n < 0) detail::throw_invalid(fn, ("n is negative (" + std::to_string(n) + ")").c_str());
+  detail::check_device(device, fn);
+  const std::int64_t n = range.size();
+  const auto load = detail::linear_load(range, f);
   T r;
   if (device.type == DeviceType::cpu) {
-    r = detail::reduce_canonical<T>(n, op, [&f](std::int64_t i) { return static_cast<T>(f(i)); });
+    r = detail::reduce_canonical_cpu<T>(n, op, detail::CastLoad<T, decltype(load)>{&load}, range.grain());
   } else {
 #if PORTA_GPU_COMPILER
-    r = detail::gpu_user::transform_reduce<T>(device, n, op, f, stream.native_handle(), fn);
+    r = detail::gpu_user::transform_reduce<T>(device, n, op, load, stream.native_handle(), fn);
 #else
     detail::throw_not_gpu_tu(fn, device);
 #endif
   }
-  return detail::canonical_nan(op(init, r));
+  return detail::canonical_nan(op(static_cast<T>(init), r));
+}
+
+// The same over i in [0, n).
+template <class R = detail::Deduce, class Init, class Op, class F>
+auto transform_reduce(Device device, std::int64_t n, Init init, Op op, F f, const Stream& stream = Stream()) {
+  if (n < 0) detail::throw_invalid("porta::transform_reduce", ("n is negative (" + std::to_string(n) + ")").c_str());
+  return transform_reduce<R>(device, Range<1>(n), init, op, f, stream);
 }
 
 }  // namespace porta

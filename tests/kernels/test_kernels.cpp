@@ -4,9 +4,13 @@
 // the same tests run on GPU devices too; a plain C++ build runs them on the CPU.
 #include "porta/kernels.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "support/support.hpp"
@@ -291,4 +295,221 @@ TEST_CASE("transform_reduce: NaN comes back as the canonical quiet NaN", "[kerne
   const float r = porta::transform_reduce(
       dev, 5000, 0.0f, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return i == 4321 ? nan : 1.0f; });
   CHECK(porta_test::same_bits(r, std::numeric_limits<float>::quiet_NaN()));
+}
+
+// ---- ranges: 2-D and 3-D index spaces, offsets, tiles ------------------------------------------
+
+namespace {
+// Every point of [begin, end) of an n0 x n1 array incremented once (from zero) and tagged with its
+// indices; every point outside still poison.
+template <class T>
+void check_2d(const std::vector<T>& got, std::int64_t n0, std::int64_t n1, std::array<std::int64_t, 2> b,
+              std::array<std::int64_t, 2> e) {
+  std::vector<T> expect(static_cast<std::size_t>(n0 * n1), porta_test::poison<T>());
+  for (std::int64_t i = b[0]; i < e[0]; ++i)
+    for (std::int64_t j = b[1]; j < e[1]; ++j) expect[static_cast<std::size_t>(i * n1 + j)] = static_cast<T>(i * 1000 + j);
+  PORTA_CHECK_RESULT(porta_test::compare_exact(got, expect));
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("parallel_for over 2-D ranges: every point once, nothing outside", "[kernels][range]", float,
+                   std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  struct Case {
+    std::int64_t n0, n1;
+    std::array<std::int64_t, 2> b, e, tile;  // tile {0, 0}: the default
+  };
+  const Case cases[] = {{1, 1, {0, 0}, {1, 1}, {0, 0}},          {7, 300, {0, 0}, {7, 300}, {0, 0}},
+                        {33, 65, {1, 1}, {32, 64}, {4, 16}},     {1000, 3, {0, 1}, {1000, 3}, {0, 0}},
+                        {130, 257, {2, 5}, {129, 250}, {3, 100}}, {64, 64, {0, 0}, {64, 64}, {64, 1}},
+                        {5, 9, {2, 3}, {2, 9}, {0, 0}}};  // empty in the first dimension
+  for (const Case& c : cases) {
+    INFO(c.n0 << " x " << c.n1 << ", [" << c.b[0] << ", " << c.e[0] << ") x [" << c.b[1] << ", " << c.e[1]
+              << "), tile " << c.tile[0] << " x " << c.tile[1] << " on " << dev.to_string());
+    auto a = porta_test::poisoned<T>(Shape{c.n0, c.n1}, dev);
+    auto av = a.view();
+    porta::Range<2> r(c.b, c.e);
+    if (c.tile[0] > 0) r = r.tile(c.tile);
+    // Two passes: zero, then add the tag, so that a point visited twice shows up.
+    porta::parallel_for(dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = T(0); });
+    porta::parallel_for(dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) += static_cast<T>(i * 1000 + j); });
+    check_2d(a.to_vector(), c.n0, c.n1, c.b, c.e);
+  }
+  // porta::range(n0, n1) is [0, n0) x [0, n1)
+  auto a = porta_test::poisoned<T>(Shape{9, 31}, dev);
+  auto av = a.view();
+  porta::parallel_for(dev, porta::range(9, 31), PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = static_cast<T>(i * 1000 + j); });
+  check_2d(a.to_vector(), 9, 31, {0, 0}, {9, 31});
+  CHECK_THROWS_AS(porta::range(-1, 4), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::Range<2>({3, 0}, {2, 4}), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::range(3, 4).tile({0, 4}), porta::InvalidArgument);
+}
+
+TEST_CASE("parallel_for over 3-D ranges", "[kernels][range]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  struct Case {
+    std::int64_t n0, n1, n2;
+    std::array<std::int64_t, 3> b, e, tile;
+  };
+  const Case cases[] = {{5, 6, 7, {0, 0, 0}, {5, 6, 7}, {0, 0, 0}},
+                        {3, 1, 257, {0, 0, 1}, {3, 1, 256}, {1, 1, 64}},
+                        {4, 70, 40, {1, 2, 3}, {4, 69, 40}, {2, 8, 16}},
+                        {2, 3, 4, {0, 0, 0}, {2, 3, 0}, {0, 0, 0}}};
+  for (const Case& c : cases) {
+    INFO(c.n0 << " x " << c.n1 << " x " << c.n2 << ", tile " << c.tile[0] << " x " << c.tile[1] << " x " << c.tile[2]
+              << " on " << dev.to_string());
+    auto a = porta_test::poisoned<std::int64_t>(Shape{c.n0, c.n1, c.n2}, dev);
+    auto av = a.view();
+    const std::int64_t n1 = c.n1, n2 = c.n2;
+    porta::Range<3> r(c.b, c.e);
+    if (c.tile[0] > 0) r = r.tile(c.tile);
+    porta::parallel_for(dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) { av[(i * n1 + j) * n2 + k] = 0; });
+    porta::parallel_for(
+        dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+          av[(i * n1 + j) * n2 + k] += i * 1000000 + j * 1000 + k;
+        });
+    std::vector<std::int64_t> expect(static_cast<std::size_t>(c.n0 * c.n1 * c.n2), porta_test::poison<std::int64_t>());
+    for (std::int64_t i = c.b[0]; i < c.e[0]; ++i)
+      for (std::int64_t j = c.b[1]; j < c.e[1]; ++j)
+        for (std::int64_t k = c.b[2]; k < c.e[2]; ++k)
+          expect[static_cast<std::size_t>((i * n1 + j) * n2 + k)] = i * 1000000 + j * 1000 + k;
+    PORTA_CHECK_RESULT(porta_test::compare_exact(a.to_vector(), expect));
+  }
+}
+
+TEST_CASE("a tile larger than a GPU thread block is an error on GPUs only", "[kernels][range][errors]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  auto a = porta_test::poisoned<float>(Shape{64, 64}, dev);
+  auto av = a.view();
+  const auto r = porta::range(64, 64).tile({64, 64});
+  const auto body = PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = 1.0f; };
+  if (dev.type == porta::DeviceType::cpu) {
+    porta::parallel_for(dev, r, body);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(a.to_vector(), std::vector<float>(64 * 64, 1.0f)));
+  } else {
+    CHECK_THROWS_WITH(porta::parallel_for(dev, r, body),
+                      porta_test::Contains("porta::parallel_for") && porta_test::Contains("thread block"));
+  }
+}
+
+TEMPLATE_TEST_CASE("transform_reduce over 2-D and 3-D ranges: the canonical order of the linear index",
+                   "[kernels][range][reduce][determinism]", float, double, std::int32_t) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{1, 1}, {3, 1000}, {257, 129}, {40, 2049}}) {
+    const std::int64_t n0 = shape.first, n1 = shape.second;
+    INFO(n0 << " x " << n1 << " on " << dev.to_string());
+    const auto h = porta_test::nonzero<T>(rng, (n0 + 2) * (n1 + 2));
+    const auto x = Array<T>::from(h, Shape{n0 + 2, n1 + 2}, dev);
+    const auto xv = x.view();
+    // The interior [1, n0 + 1) x [1, n1 + 1) of an (n0 + 2) x (n1 + 2) array.
+    const T s = porta::transform_reduce(dev, porta::Range<2>({1, 1}, {n0 + 1, n1 + 1}), T(0), porta::plus{},
+                                        PORTA_LAMBDA(std::int64_t i, std::int64_t j) { return xv(i, j); });
+    const T expect = ref::add(T(0), ref::canonical_reduce<T>(n0 * n1, ref::Op::sum, [&](std::int64_t k) {
+                                return h[static_cast<std::size_t>((k / n1 + 1) * (n1 + 2) + k % n1 + 1)];
+                              }));
+    CHECK(porta_test::same_bits(s, expect));
+  }
+  const std::int64_t n0 = 6, n1 = 70, n2 = 90;
+  const auto h = porta_test::nonzero<T>(rng, n0 * n1 * n2);
+  const auto x = Array<T>::from(h, dev);
+  const auto xv = x.view();
+  const T mx = porta::transform_reduce(
+      dev, porta::range(n0, n1, n2), std::numeric_limits<T>::lowest(), porta::maximum_op{},
+      PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) { return xv[(i * n1 + j) * n2 + k]; });
+  CHECK(porta_test::same_bits(mx, porta::max(x)));
+  const T s3 = porta::transform_reduce(dev, porta::range(n0, n1, n2), T(0), porta::plus{},
+                                       PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+                                         return xv[(i * n1 + j) * n2 + k];
+                                       });
+  CHECK(porta_test::same_bits(s3, porta::sum(x)));
+}
+
+TEST_CASE("transform_reduce takes its type from f, not from the init literal", "[kernels][reduce]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  // The literal 0 used to make the result an int and truncate every term.
+  const auto d = porta::transform_reduce(dev, 30000, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; });
+  static_assert(std::is_same_v<std::decay_t<decltype(d)>, double>);
+  CHECK(d == 30000.0);
+  const auto f = porta::transform_reduce(dev, 1000, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 0.5f; });
+  static_assert(std::is_same_v<std::decay_t<decltype(f)>, float>);
+  CHECK(f == 500.0f);
+  // bool counts, in int32
+  const auto c = porta::transform_reduce(dev, 1001, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return i % 3 == 0; });
+  static_assert(std::is_same_v<std::decay_t<decltype(c)>, std::int32_t>);
+  CHECK(c == 334);
+  // a named result type converts each term first
+  const auto e = porta::transform_reduce<double>(dev, 4, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) {
+    return static_cast<float>(i) + 0.25f;
+  });
+  static_assert(std::is_same_v<std::decay_t<decltype(e)>, double>);
+  CHECK(e == 7.0);
+}
+
+TEST_CASE("user kernels on a device that does not exist are Unavailable", "[kernels][errors]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  const Device missing(dev.type, 63);
+  INFO(missing.to_string());
+  CHECK_THROWS_WITH(porta::parallel_for(missing, 10, PORTA_LAMBDA(std::int64_t){}),
+                    porta_test::Contains("porta::parallel_for") && porta_test::Contains(missing.to_string()));
+  CHECK_THROWS_AS(porta::parallel_for(missing, porta::range(2, 2), PORTA_LAMBDA(std::int64_t, std::int64_t){}),
+                  porta::Unavailable);
+  CHECK_THROWS_AS(porta::transform_reduce(missing, 10, 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; }),
+                  porta::Unavailable);
+}
+
+// ---- the guide's stencil: a lambda and a functor over the interior of a grid ---------------------
+
+// example-begin functor
+// A functor: a plain struct, so the host compiler inlines and vectorises it on the CPU even in a
+// file that nvcc compiles (where PORTA_LAMBDA's host side is called through a pointer).
+struct JacobiStep {
+  porta::View<const float> u;
+  porta::View<float> next;
+  float k;
+  PORTA_HOST_DEVICE void operator()(std::int64_t i, std::int64_t j) const {
+    next(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
+  }
+};
+// example-end functor
+
+TEST_CASE("the guide's stencil: a lambda and a functor agree with the host", "[kernels][range]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t ny = 67, nx = 130;
+  const auto h = porta_test::uniform<float>(rng, ny * nx, 0.0f, 1.0f);
+  const auto a = Array<float>::from(h, Shape{ny, nx}, dev);
+  std::vector<float> expect(h);
+  const float k = 0.2f;
+  for (std::int64_t i = 1; i < ny - 1; ++i)
+    for (std::int64_t j = 1; j < nx - 1; ++j) {
+      const auto at = [&](std::int64_t r, std::int64_t c) { return h[static_cast<std::size_t>(r * nx + c)]; };
+      // The same operations in the same order: no contraction in test code (-ffp-contract=off), and
+      // the kernel's own compiler may fuse, so both forms are accepted below.
+      expect[static_cast<std::size_t>(i * nx + j)] =
+          at(i, j) + k * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - 4.0f * at(i, j));
+    }
+  auto b = a.clone();
+  {
+    // example-begin stencil
+    auto u = a.view();
+    auto next = b.view();
+    porta::parallel_for(dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+      next(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
+    });
+    // example-end stencil
+  }
+  auto c = a.clone();
+  porta::parallel_for(dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}).tile({4, 32}), JacobiStep{a.view(), c.view(), k});
+  for (const auto* out : {&b, &c}) {
+    const auto got = out->to_vector();
+    PORTA_CHECK_RESULT(porta_test::compare_with(
+        got.size(), expect.size(),
+        [&](std::size_t i) {
+          return porta_test::same_bits(got[i], expect[i]) || std::abs(got[i] - expect[i]) <= 4e-7f;
+        },
+        [&](std::size_t i) { return "got " + porta_test::show(got[i]) + ", expected " + porta_test::show(expect[i]); }));
+  }
 }

@@ -52,3 +52,131 @@ TEST_CASE("plain C++: launching on a GPU is Unavailable and names porta_add_kern
   // nothing was written
   PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), std::vector<float>(16, 0.0f)));
 }
+
+// ---- the CPU executor: work, not counts, decides; exceptions; grain ------------------------------
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#include <atomic>
+#include <set>
+#include <stdexcept>
+
+namespace {
+// About `us` microseconds of work that the optimiser cannot remove.
+double spin(std::int64_t seed, int us) {
+  double x = static_cast<double>(seed % 7) + 1.0;
+  for (int k = 0; k < us * 300; ++k) x = x * 0.999999 + 1e-7;
+  return x;
+}
+}  // namespace
+
+TEST_CASE("CPU: a few heavy items run on several threads, however few they are", "[kernels][plain][cpu-exec]") {
+#if defined(_OPENMP)
+  if (omp_get_max_threads() < 2) PORTA_SKIP("one OpenMP thread: nothing to split");
+  const Device cpu(porta::DeviceType::cpu);
+  // 16 items of ~200 us: the old executor ran anything below 4096 items on one thread.
+  for (const auto& r : {porta::range(16), porta::range(16).grain(1)}) {
+    std::vector<int> tid(16, -1);
+    std::vector<double> out(16, 0.0);
+    int* t = tid.data();
+    double* o = out.data();
+    porta::parallel_for(cpu, r, [=](std::int64_t i) {
+      o[i] = spin(i, 200);
+      t[i] = omp_get_thread_num();
+    });
+    const std::set<int> used(tid.begin(), tid.end());
+    CHECK(used.count(-1) == 0);
+    CHECK(used.size() >= 2);
+    for (std::int64_t i = 0; i < 16; ++i) CHECK(out[static_cast<std::size_t>(i)] == spin(i, 200));
+  }
+  // A reduction of 2000 heavy terms: still split, and the bits are those of one thread.
+  const double one = [&] {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const double r = porta::transform_reduce(cpu, 2000, 0.0, porta::plus{}, [](std::int64_t i) { return spin(i, 20); });
+    omp_set_num_threads(saved);
+    return r;
+  }();
+  std::atomic<int> threads_seen{0};
+  const double many = porta::transform_reduce(cpu, 2000, 0.0, porta::plus{}, [&threads_seen](std::int64_t i) {
+    if (omp_get_thread_num() > 0) threads_seen.store(1, std::memory_order_relaxed);
+    return spin(i, 20);
+  });
+  CHECK(porta_test::same_bits(one, many));
+  CHECK(threads_seen.load() == 1);
+#else
+  PORTA_SKIP("built without OpenMP");
+#endif
+}
+
+TEST_CASE("CPU: grain changes the split, never the result", "[kernels][plain][cpu-exec][determinism]") {
+  const Device cpu(porta::DeviceType::cpu);
+  PORTA_RNG(rng);
+  for (std::int64_t n : {1, 100, 1025, 40000, 300001}) {
+    const auto h = porta_test::nonzero<float>(rng, n);
+    const auto x = Array<float>::from(h, cpu);
+    const auto xv = x.view();
+    const auto f = [=](std::int64_t i) { return xv[i] * xv[i]; };
+    const float a = porta::transform_reduce(cpu, porta::range(n), 0.0f, porta::plus{}, f);
+    const float b = porta::transform_reduce(cpu, porta::range(n).grain(1), 0.0f, porta::plus{}, f);
+    const float c = porta::transform_reduce(cpu, porta::range(n).grain(n), 0.0f, porta::plus{}, f);
+    const float expect = porta_test::ref::add(
+        0.0f, porta_test::ref::canonical_reduce<float>(n, porta_test::ref::Op::sum, [&](std::int64_t i) {
+          return h[static_cast<std::size_t>(i)] * h[static_cast<std::size_t>(i)];
+        }));
+    INFO("n = " << n);
+    CHECK(porta_test::same_bits(a, expect));
+    CHECK(porta_test::same_bits(b, expect));
+    CHECK(porta_test::same_bits(c, expect));
+    auto y = porta_test::poisoned<float>(porta::Shape{n}, cpu);
+    auto yv = y.view();
+    porta::parallel_for(cpu, porta::range(n).grain(7), [=](std::int64_t i) { yv[i] = xv[i] + 1.0f; });
+    std::vector<float> r(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) r[i] = h[i] + 1.0f;
+    PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), r));
+  }
+  CHECK_THROWS_AS(porta::range(10).grain(-1), porta::InvalidArgument);
+}
+
+TEST_CASE("CPU: an exception thrown by a kernel reaches the caller", "[kernels][plain][errors]") {
+  const Device cpu(porta::DeviceType::cpu);
+  for (std::int64_t n : {100, 100000}) {
+    INFO("n = " << n);
+    const std::int64_t bad = n / 2 + 3;
+    std::vector<int> seen(static_cast<std::size_t>(n), 0);
+    int* s = seen.data();
+    CHECK_THROWS_WITH(porta::parallel_for(cpu, n,
+                                          [=](std::int64_t i) {
+                                            if (i == bad) throw std::runtime_error("bad index " + std::to_string(i));
+                                            s[i] = 1;
+                                          }),
+                      Contains("bad index " + std::to_string(bad)));
+    CHECK(seen[static_cast<std::size_t>(bad)] == 0);
+    CHECK_THROWS_AS(porta::parallel_for(cpu, porta::range(n / 10, 10),
+                                        [=](std::int64_t i, std::int64_t j) {
+                                          if (i * 10 + j == bad) throw std::out_of_range("2-D");
+                                        }),
+                    std::out_of_range);
+    CHECK_THROWS_AS(porta::transform_reduce(cpu, n, 0.0, porta::plus{},
+                                            [=](std::int64_t i) -> double {
+                                              if (i == bad) throw std::invalid_argument("reduce");
+                                              return 1.0;
+                                            }),
+                    std::invalid_argument);
+    auto y = porta::zeros<float>({n}, cpu);
+    CHECK_THROWS_AS(porta::map(
+                        y,
+                        [](float v) -> float {
+                          if (v == 0.0f) throw std::domain_error("map");
+                          return v;
+                        },
+                        y),
+                    std::domain_error);
+  }
+  // After a throw the team is usable again.
+  auto z = porta::zeros<std::int64_t>({5000}, cpu);
+  auto zv = z.view();
+  porta::parallel_for(cpu, 5000, [=](std::int64_t i) { zv[i] = i; });
+  CHECK(porta::sum(z) == std::int64_t{5000} * 4999 / 2);
+}

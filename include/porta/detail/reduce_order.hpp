@@ -20,15 +20,18 @@
 // as the canonical quiet NaN. The error bound is that of pairwise summation over the tree plus a
 // short sequential run (kReduceChunk / kReduceLanes = 32 terms) in each lane.
 //
-// GPU mapping (backends/gpu): a block of 256 threads owns a chunk; thread t holds lanes 4t..4t+3
-// and reads them with one 16-byte load per k; the tree runs through shared memory and shuffles.
-// CPU mapping (this file): chunks are spread over OpenMP threads; lanes are a vectorised array.
+// Implementations: GPUs (built-ins and user transform_reduce) in porta/detail/gpu/reduce.cuh, whose
+// header restates the mapping (a block of 256 threads per chunk, 4 lanes per thread); the CPU
+// backend's built-ins in backends/openmp/cpu_reduce.cpp (chunks over OpenMP threads, lanes a
+// vectorised array); user transform_reduce on the CPU here, in reduce_canonical_cpu (chunks, or
+// runs of lanes when chunks are fewer than threads).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "porta/detail/cpu_parallel.hpp"
 #include "porta/detail/ops.hpp"
 
 namespace porta::detail {
@@ -49,17 +52,26 @@ inline T reduce_lane_tree(T* acc, Op op) {
   return acc[0];
 }
 
-// One chunk of len <= kReduceChunk elements; load(i) gives element i of the chunk.
+// Step 1 of a chunk for lanes [l0, l1) only: acc[l] = identity, then acc[l] = op(acc[l], load(k *
+// kReduceLanes + l)) for k = 0, 1, ... while the index is < len. Lanes are independent, so any
+// split of [0, kReduceLanes) into runs evaluates exactly the operations of the whole chunk.
 template <class T, class Op, class Load>
-inline T reduce_chunk(std::int64_t len, Op op, Load load) {
-  alignas(64) T acc[kReduceLanes];
+inline void reduce_lanes(std::int64_t len, Op op, const Load& load, std::int64_t l0, std::int64_t l1, T* acc) {
   const T id = Op::template identity<T>();
-  for (std::int64_t l = 0; l < kReduceLanes; ++l) acc[l] = id;
+  for (std::int64_t l = l0; l < l1; ++l) acc[l] = id;
   std::int64_t base = 0;
   for (; base + kReduceLanes <= len; base += kReduceLanes) {
-    for (std::int64_t l = 0; l < kReduceLanes; ++l) acc[l] = op(acc[l], load(base + l));
+    for (std::int64_t l = l0; l < l1; ++l) acc[l] = op(acc[l], load(base + l));
   }
-  for (std::int64_t l = 0; base + l < len; ++l) acc[l] = op(acc[l], load(base + l));
+  const std::int64_t tail = len - base < l1 ? len - base : l1;
+  for (std::int64_t l = l0; l < tail; ++l) acc[l] = op(acc[l], load(base + l));
+}
+
+// One chunk of len <= kReduceChunk elements; load(i) gives element i of the chunk.
+template <class T, class Op, class Load>
+inline T reduce_chunk(std::int64_t len, Op op, const Load& load) {
+  alignas(64) T acc[kReduceLanes];
+  reduce_lanes<T>(len, op, load, 0, kReduceLanes, acc);
   return reduce_lane_tree(acc, op);
 }
 
@@ -79,24 +91,71 @@ struct ReducePartials {
   T operator()(std::int64_t i) const { return p[i]; }
 };
 
-// The canonical reduction of n elements given by load(i). parallel == true spreads chunks over
-// OpenMP threads (the result does not depend on how). Returns the raw result (NaN not canonicalised).
+// Element begin + i of a chunk.
+template <class Load>
+struct ShiftedLoad {
+  const Load* load;
+  std::int64_t begin;
+  auto operator()(std::int64_t i) const { return (*load)(begin + i); }
+};
+
+// The canonical reduction of n elements given by load(i), on the calling thread. Returns the raw
+// result (NaN not canonicalised).
 template <class T, class Op, class Load>
-T reduce_canonical(std::int64_t n, Op op, Load load, bool parallel = true) {
+T reduce_canonical(std::int64_t n, Op op, const Load& load) {
   if (n <= kReduceChunk) return reduce_chunk<T>(n, op, load);
   const std::int64_t m = reduce_chunk_count(n);
   std::vector<T> partial(static_cast<std::size_t>(m));
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) if (parallel && m > 1)
-#endif
   for (std::int64_t c = 0; c < m; ++c) {
     const std::int64_t begin = c * kReduceChunk;
-    const std::int64_t len = std::min(kReduceChunk, n - begin);
     partial[static_cast<std::size_t>(c)] =
-        reduce_chunk<T>(len, op, [&load, begin](std::int64_t i) { return load(begin + i); });
+        reduce_chunk<T>(std::min(kReduceChunk, n - begin), op, ShiftedLoad<Load>{&load, begin});
   }
-  (void)parallel;
-  return reduce_canonical<T>(m, op, ReducePartials<T>{partial.data()}, false);
+  return reduce_canonical<T>(m, op, ReducePartials<T>{partial.data()});
+}
+
+// Lane runs per chunk are at least this wide, so that each run still fills a few vectors.
+inline constexpr std::int64_t kMinLaneRun = 16;
+
+// The canonical reduction on the CPU's threads, split by work (cpu_parallel.hpp): whole chunks per
+// task when there are enough chunks for every thread, else runs of lanes of each chunk, so that a
+// reduction of a few thousand expensive items (an n-body energy) still uses every core. grain: the
+// fewest items per task (0: measured). The bits are those of reduce_canonical whatever the split.
+template <class T, class Op, class Load>
+T reduce_canonical_cpu(std::int64_t n, Op op, const Load& load, std::int64_t grain) {
+  if (n <= 0) return Op::template identity<T>();
+  const std::int64_t m = reduce_chunk_count(n);
+  const std::int64_t threads = cpu_threads();
+  std::int64_t runs = 1;  // lane runs per chunk
+  while (m * runs < 4 * threads && kReduceLanes / runs > kMinLaneRun) runs *= 2;
+  const std::int64_t width = kReduceLanes / runs;
+  const std::int64_t per_unit = (n + m * runs - 1) / (m * runs);
+  const std::int64_t grain_units = grain > 0 ? (grain + per_unit - 1) / per_unit : 0;
+  std::vector<T> partial(static_cast<std::size_t>(m));
+  if (runs == 1) {
+    cpu_for_blocks(m, grain_units, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t c = b; c < e; ++c) {
+        const std::int64_t begin = c * kReduceChunk;
+        partial[static_cast<std::size_t>(c)] =
+            reduce_chunk<T>(std::min(kReduceChunk, n - begin), op, ShiftedLoad<Load>{&load, begin});
+      }
+    });
+  } else {
+    std::vector<T> acc(static_cast<std::size_t>(m * kReduceLanes));
+    cpu_for_blocks(m * runs, grain_units, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t u = b; u < e; ++u) {
+        const std::int64_t c = u / runs;
+        const std::int64_t l0 = (u % runs) * width;
+        const std::int64_t begin = c * kReduceChunk;
+        reduce_lanes<T>(std::min(kReduceChunk, n - begin), op, ShiftedLoad<Load>{&load, begin}, l0, l0 + width,
+                        acc.data() + c * kReduceLanes);
+      }
+    });
+    for (std::int64_t c = 0; c < m; ++c)
+      partial[static_cast<std::size_t>(c)] = reduce_lane_tree(acc.data() + c * kReduceLanes, op);
+  }
+  if (m == 1) return partial[0];
+  return reduce_canonical<T>(m, op, ReducePartials<T>{partial.data()});
 }
 
 }  // namespace porta::detail

@@ -14,6 +14,7 @@
 #include "porta/detail/gpu/reduce.cuh"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
+#include "porta/range.hpp"
 
 namespace porta::detail::gpu_user {
 
@@ -50,22 +51,84 @@ inline void enter(Device device, const char* fn) {
 }
 
 template <class F>
-__global__ void __launch_bounds__(gpu::kBlockThreads) parallel_for_kernel(std::int64_t n, F f) {
+__global__ void parallel_for_kernel(std::int64_t lo, std::int64_t hi, F f) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
+  for (std::int64_t i = lo + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < hi; i += stride)
+    f(i);
 }
 
-// f(i) for i in [0, n) on `device`, asynchronous on `native_stream` (nullptr: the default stream).
+// 2-D and 3-D: x is the last (contiguous) dimension, so a warp touches consecutive addresses; every
+// dimension strides, since grid y and z stop at 65535 blocks.
 template <class F>
-void parallel_for(Device device, std::int64_t n, F f, void* native_stream, const char* fn) {
+__global__ void parallel_for_2d_kernel(std::int64_t lo0, std::int64_t hi0, std::int64_t lo1, std::int64_t hi1, F f) {
+  const std::int64_t s0 = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
+  const std::int64_t s1 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = lo0 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; i < hi0; i += s0)
+    for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < hi1; j += s1)
+      f(i, j);
+}
+
+template <class F>
+__global__ void parallel_for_3d_kernel(std::int64_t lo0, std::int64_t hi0, std::int64_t lo1, std::int64_t hi1,
+                                       std::int64_t lo2, std::int64_t hi2, F f) {
+  const std::int64_t s0 = static_cast<std::int64_t>(gridDim.z) * blockDim.z;
+  const std::int64_t s1 = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
+  const std::int64_t s2 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = lo0 + static_cast<std::int64_t>(blockIdx.z) * blockDim.z + threadIdx.z; i < hi0; i += s0)
+    for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; j < hi1; j += s1)
+      for (std::int64_t k = lo2 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < hi2;
+           k += s2)
+        f(i, j, k);
+}
+
+// Thread-block shape of a range: its tile when given (x = last dimension), else 32 x 8 (2-D) or
+// 32 x 4 x 2 (3-D): a warp along the contiguous dimension, 256 threads like porta's other kernels.
+template <int Rank>
+dim3 block_shape(const Range<Rank>& r, const char* fn) {
+  const bool tiled = r.tile_extent(0) > 0;
+  std::int64_t b[3] = {1, 1, 1};  // x, y, z
+  for (int d = 0; d < Rank; ++d) {
+    const int axis = Rank - 1 - d;
+    b[axis] = tiled ? r.tile_extent(d) : (Rank == 1 ? gpu::kBlockThreads : axis == 0 ? 32 : Rank == 2 ? 8 : axis == 1 ? 4 : 2);
+  }
+  if (b[0] * b[1] * b[2] > 1024 || b[1] > 1024 || b[2] > 64)
+    throw InvalidArgument(std::string(fn) + ": a tile of " + std::to_string(b[0] * b[1] * b[2]) +
+                          " points does not fit a GPU thread block (at most 1024 threads, 64 along the first of three "
+                          "dimensions)");
+  return dim3(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]));
+}
+
+inline unsigned grid_extent(std::int64_t points, unsigned block, std::int64_t cap) {
+  const std::int64_t g = (points + block - 1) / block;
+  return static_cast<unsigned>(g < 1 ? 1 : g > cap ? cap : g);
+}
+
+// f(i[, j[, k]]) for every index of `range` on `device`, asynchronous on `native_stream` (nullptr:
+// the default stream).
+template <int Rank, class F>
+void parallel_for(Device device, const Range<Rank>& range, F f, void* native_stream, const char* fn) {
   enter(device, fn);
-  if (n <= 0) return;
-  auto kernel = parallel_for_kernel<F>;
-  std::int64_t resident = 0;
-  Api::Error e = gpu::resident_grid<Api>(kernel, gpu::kBlockThreads, 0, &resident);
-  if (e != Api::kSuccess) throw_api_error(fn, device, "sizing the grid", e);
-  const std::int64_t grid = gpu::clamp_grid((n + gpu::kBlockThreads - 1) / gpu::kBlockThreads, resident);
-  kernel<<<static_cast<unsigned>(grid), gpu::kBlockThreads, 0, static_cast<Api::Stream>(native_stream)>>>(n, f);
+  if (range.size() <= 0) return;
+  const auto stream = static_cast<Api::Stream>(native_stream);
+  const dim3 block = block_shape(range, fn);
+  Api::Error e = Api::kSuccess;
+  if constexpr (Rank == 1) {
+    // A grid-stride loop over the blocks the device keeps resident (or fewer, for small n).
+    auto kernel = parallel_for_kernel<F>;
+    std::int64_t resident = 0;
+    e = gpu::resident_grid<Api>(kernel, static_cast<int>(block.x), 0, &resident);
+    if (e != Api::kSuccess) throw_api_error(fn, device, "sizing the grid", e);
+    const std::int64_t grid = gpu::clamp_grid((range.extent(0) + block.x - 1) / block.x, resident);
+    kernel<<<static_cast<unsigned>(grid), block, 0, stream>>>(range.begin(0), range.end(0), f);
+  } else if constexpr (Rank == 2) {
+    const dim3 grid(grid_extent(range.extent(1), block.x, gpu::kMaxGrid), grid_extent(range.extent(0), block.y, 65535));
+    parallel_for_2d_kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1), f);
+  } else {
+    const dim3 grid(grid_extent(range.extent(2), block.x, gpu::kMaxGrid), grid_extent(range.extent(1), block.y, 65535),
+                    grid_extent(range.extent(0), block.z, 65535));
+    parallel_for_3d_kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1),
+                                                       range.begin(2), range.end(2), f);
+  }
   e = Api::get_last_error();
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
 }
@@ -82,7 +145,8 @@ void map(Device device, std::int64_t n, F f, T* out, void* native_stream, const 
 }
 
 // The canonical op-reduction of static_cast<T>(f(i)) for i in [0, n) (not yet combined with the
-// caller's init, NaN not canonicalised). Synchronises `native_stream`.
+// caller's init, NaN not canonicalised); f(i) is the kernel at linear index i of its range.
+// Synchronises `native_stream`.
 template <class T, class Op, class F>
 T transform_reduce(Device device, std::int64_t n, Op op, F f, void* native_stream, const char* fn) {
   enter(device, fn);
