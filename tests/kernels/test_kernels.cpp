@@ -280,6 +280,17 @@ TEMPLATE_TEST_CASE("transform_reduce follows the canonical order", "[kernels][re
                               }));
     CHECK(porta_test::same_bits(sq, sq_ref));
   }
+  // Past a GPU's multiprocessors x 32768 terms the kernel is evaluated inside the reduction, below
+  // it first into scratch (user_kernels.cuh): both give the canonical bits.
+  {
+    const std::int64_t n = (std::int64_t{1} << 23) + 5;
+    const T sq = porta::transform_reduce(
+        dev, n, T(0), porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return static_cast<T>((i % 13) * (i % 7)); });
+    const T sq_ref = ref::add(T(0), ref::canonical_reduce<T>(n, ref::Op::sum, [](std::int64_t i) {
+                                return static_cast<T>((i % 13) * (i % 7));
+                              }));
+    CHECK(porta_test::same_bits(sq, sq_ref));
+  }
   // a product with its identity
   const T p = porta::transform_reduce(
       dev, 10, T(2), porta::multiplies{}, PORTA_LAMBDA(std::int64_t) { return T(2); });

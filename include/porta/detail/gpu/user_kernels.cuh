@@ -144,24 +144,54 @@ void map(Device device, std::int64_t n, F f, T* out, void* native_stream, const 
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
 }
 
+template <class T, class F>
+__global__ void materialize_kernel(std::int64_t n, F f, T* out) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = static_cast<T>(f(i));
+}
+
 // The canonical op-reduction of static_cast<T>(f(i)) for i in [0, n) (not yet combined with the
 // caller's init, NaN not canonicalised); f(i) is the kernel at linear index i of its range.
 // Synchronises `native_stream`.
+//
+// The canonical order gives one block per chunk of 32768 terms, which is plenty for a sum of an
+// array but leaves an H200 nearly idle for a few thousand expensive terms (an n-body energy: one
+// block). The terms themselves are independent, only their combination is ordered, so when there
+// are fewer chunks than multiprocessors every f(i) is first evaluated by its own thread into
+// scratch, and the canonical reduction then reads that scratch: the same values in the same order.
 template <class T, class Op, class F>
 T transform_reduce(Device device, std::int64_t n, Op op, F f, void* native_stream, const char* fn) {
   enter(device, fn);
   if (n <= 0) return Op::template identity<T>();
   const auto s = static_cast<Api::Stream>(native_stream);
-  // Partials first (256-byte aligned, so that their passes use vector loads), the result last.
+  int dev = 0, sms = 0;
+  Api::Error e = Api::get_device(&dev);
+  if (e == Api::kSuccess) e = Api::multiprocessor_count(dev, &sms);
+  if (e != Api::kSuccess) throw_api_error(fn, device, "reading the device's properties", e);
+  const bool materialize = reduce_chunk_count(n) < sms;
+  // [terms (materialize only)] [partials, 256-byte aligned so that their passes use vector loads] [result]
+  const std::int64_t terms = materialize ? (n + 63) / 64 * 64 : 0;
   const std::int64_t parts = gpu::reduce_scratch_elems(1, n, 1);
-  const std::uint64_t bytes = static_cast<std::uint64_t>(parts + 1) * sizeof(T);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(terms + parts + 1) * sizeof(T);
   void* mem = nullptr;
-  Api::Error e = Api::malloc_async(&mem, bytes, s);
+  e = Api::malloc_async(&mem, bytes, s);
   if (e != Api::kSuccess) throw_api_error(fn, device, "allocating temporary memory", e, bytes);
-  T* scratch = static_cast<T*>(mem);
+  T* vals = static_cast<T*>(mem);
+  T* scratch = vals + terms;
   T* y = scratch + parts;
   T r = Op::template identity<T>();
-  e = gpu::reduce_run<Api, T>(gpu::FuncLoad<T, F>{f}, op, 1, n, 1, y, scratch, s);
+  if (materialize) {
+    // Small blocks, so that even a few thousand terms reach every multiprocessor.
+    std::int64_t threads = n / (2 * static_cast<std::int64_t>(sms > 0 ? sms : 1));
+    threads = threads >= gpu::kBlockThreads ? gpu::kBlockThreads : threads >= 128 ? 128 : threads >= 64 ? 64 : 32;
+    const std::int64_t grid = gpu::clamp_grid((n + threads - 1) / threads, gpu::kMaxGrid);
+    materialize_kernel<T><<<static_cast<unsigned>(grid), static_cast<unsigned>(threads), 0, s>>>(n, f, vals);
+    e = Api::get_last_error();
+    if (e == Api::kSuccess) e = gpu::reduce_run<Api, T>(gpu::ContigLoad<T>{vals}, op, 1, n, 1, y, scratch, s);
+  } else {
+    e = gpu::reduce_run<Api, T>(gpu::FuncLoad<T, F>{f}, op, 1, n, 1, y, scratch, s);
+  }
   const char* what = "kernel launch";
   if (e == Api::kSuccess) {
     e = Api::copy_to_host_async(&r, y, sizeof(T), s);
