@@ -1,25 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// gemm of the CPU backend: the system BLAS for float and double when the build found one, porta's
-// own cache-blocked kernel (cpu_gemm_kernel.inc) otherwise, for integers, and on request
-// (PORTA_GEMM_OWN_KERNEL).
+// gemm of the CPU backend: porta's own matrix-vector kernel for n == 1 or m == 1
+// (cpu_gemv_kernel.inc), the system BLAS for other float and double shapes when the build found
+// one, porta's own cache-blocked kernel (cpu_gemm_kernel.inc) otherwise, for integers, and on
+// request (PORTA_GEMM_OWN_KERNEL).
 //
 // BLAS is column-major; porta is row-major. A row-major matrix is the column-major view of its
 // transpose, so C = op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T: the same
 // call with A and B (and their transposes and leading dimensions) swapped, and no copies.
 //
-// Threads: Debian's libopenblas0 is the pthreads flavour (openblas_get_parallel() == 1): it runs
-// its own thread pool, separate from libgomp's. Both pools would compete for the cores if both were
-// busy at once, which happens only when gemm is called from inside an OpenMP parallel region
-// (each caller would start OpenBLAS's full pool). So:
-//   - inside a parallel region, gemm runs porta's own kernel on the calling thread;
-//   - otherwise OpenBLAS gets as many threads as an OpenMP region of porta would
-//     (omp_get_max_threads(), i.e. OMP_NUM_THREADS), unless the user set OPENBLAS_NUM_THREADS.
-// OpenBLAS's and libgomp's idle workers spin for a while before they sleep, so alternating gemm
-// with OpenMP maps costs a little, but both run in turn, never at once.
+// Threads: every thread that works for the CPU backend is one of libgomp's, so a solver loop that
+// alternates gemm with maps and reductions never has two pools competing for the cores.
+//   - An OpenMP OpenBLAS (openblas_get_parallel() == 2; CMake prefers Debian's
+//     libopenblas0-openmp) runs its threads on the same OpenMP runtime: it is called as is.
+//   - A pthreads OpenBLAS (Debian's default libopenblas0-pthread) keeps a pool of its own whose
+//     workers busy-wait for 2^OPENBLAS_THREAD_TIMEOUT (default 2^28) cycles after every call, about
+//     0.1 s: long enough to take the cores from every OpenMP region of a solver iteration. It is set
+//     to one thread, and porta's OpenMP team calls it on disjoint blocks of C instead.
+//   - A sequential OpenBLAS is called when one thread is what the call is worth; larger calls take
+//     porta's own kernel (a sequential build need not be safe to call from several threads).
+//   - Another BLAS (no openblas_get_parallel) is called as is, with whatever threading it has.
+//   - Inside a caller's parallel region, gemm runs porta's own kernel on the calling thread.
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -43,12 +46,15 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 
 namespace porta::detail::cpu {
 
-// One build of the own kernel per instruction set (cpu_gemm_isa_*.cpp).
-#define PORTA_DECLARE_GEMM_OWN(isa)                                                                           \
-  namespace isa {                                                                                             \
-  porta_status gemm_own(porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,     \
-                        porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb, \
-                        porta_scalar beta, void* c, std::int64_t ldc, int threads);                           \
+// One build of the own kernels per instruction set (cpu_gemm_isa_*.cpp).
+#define PORTA_DECLARE_GEMM_OWN(isa)                                                                                   \
+  namespace isa {                                                                                                     \
+  porta_status gemm_own(porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,             \
+                        porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,         \
+                        porta_scalar beta, void* c, std::int64_t ldc, int threads);                                   \
+  porta_status gemv_own(porta_dtype dt, bool cols, std::int64_t m, std::int64_t k, porta_scalar alpha, const void* a, \
+                        std::int64_t lda, const void* x, std::int64_t incx, porta_scalar beta, void* y,               \
+                        std::int64_t incy, int threads);                                                              \
   }
 PORTA_DECLARE_GEMM_OWN(base)
 #if defined(PORTA_GEMM_X86_DISPATCH)
@@ -83,24 +89,59 @@ Isa isa() {
   return value;
 }
 
+// The build of `fn` (gemm_own or gemv_own) for this CPU, called with the arguments that follow.
+#if defined(PORTA_GEMM_X86_DISPATCH)
+#define PORTA_CALL_ISA(fn, ...) \
+  (isa() == Isa::avx512 ? avx512::fn(__VA_ARGS__) : isa() == Isa::avx2 ? avx2::fn(__VA_ARGS__) : base::fn(__VA_ARGS__))
+#else
+#define PORTA_CALL_ISA(fn, ...) base::fn(__VA_ARGS__)
+#endif
+
+// Threads for a gemm of m x n x k: one is worth it for ~16 MFLOP (0.1-1 ms on one core); below
+// that, waking the team and packing the same panels twice cost more than the thread brings.
+int gemm_threads(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return static_cast<int>(std::max(1.0, std::min(static_cast<double>(max_threads()), flops / 16e6)));
+}
+
 porta_status gemm_own(porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                       porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
                       porta_scalar beta, void* c, std::int64_t ldc) {
-  // A thread is worth it for ~16 MFLOP (0.1-1 ms on one core): below that, waking the team and
-  // packing the same A twice cost more than the thread brings.
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  const int mt = max_threads();
-  const int threads = static_cast<int>(std::max(1.0, std::min(static_cast<double>(mt), flops / 16e6)));
-  switch (isa()) {
-#if defined(PORTA_GEMM_X86_DISPATCH)
-    case Isa::avx512:
-      return avx512::gemm_own(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, threads);
-    case Isa::avx2:
-      return avx2::gemm_own(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, threads);
-#endif
-    default:
-      return base::gemm_own(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, threads);
+  const int threads = gemm_threads(m, n, k);
+  return PORTA_CALL_ISA(gemm_own, dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, threads);
+}
+
+// gemv is memory-bound: a thread is worth it for 256 KiB of traffic, the grain of the maps
+// (kGrainCheap elements of a three-array float map). Counting bytes, not rows, keeps a few long
+// rows parallel and many short ones serial.
+constexpr double kGemvGrainBytes = 256.0 * 1024;
+
+// The matrix-vector shapes of gemm: n == 1 (C is a column: y = op(A) x) or m == 1 (C is a row:
+// y^T = x^T op(B), i.e. y = op(B)^T x). Each becomes y = M x with M read along its rows ("dot")
+// or down its columns ("cols") as cpu_gemv_kernel.inc describes.
+porta_status gemv_dispatch(porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
+                           porta_scalar beta, void* c, std::int64_t ldc) {
+  const std::size_t es = dtype_bytes(dt);
+  bool cols;
+  std::int64_t rows, ld, incx, incy;
+  const void *mat, *x;
+  if (n == 1) {  // C[i] = sum_p op(A)[i][p] op(B)[p][0]
+    rows = m, mat = a, ld = lda, cols = ta;
+    x = b, incx = tb ? 1 : ldb;
+    incy = ldc;
+  } else {  // m == 1: C[j] = sum_p op(A)[0][p] op(B)[p][j]
+    rows = n, mat = b, ld = ldb, cols = !tb;
+    x = a, incx = ta ? lda : 1;
+    incy = 1;
   }
+  // One output read down a column of unit stride is a contiguous dot product.
+  if (cols && rows == 1 && ld == 1) cols = false, ld = k;
+  const double bytes = static_cast<double>(es) * (static_cast<double>(rows) * static_cast<double>(k) +
+                                                  static_cast<double>(k) + 2.0 * static_cast<double>(rows));
+  const int threads =
+      static_cast<int>(std::max(1.0, std::min(static_cast<double>(max_threads()), bytes / kGemvGrainBytes)));
+  return PORTA_CALL_ISA(gemv_own, dt, cols, rows, k, alpha, mat, ld, x, incx, beta, c, incy, threads);
 }
 
 #if defined(PORTA_HAVE_BLAS)
@@ -113,22 +154,31 @@ Fn blas_symbol(const char* name) {
   return reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, name));
 }
 
-// Keeps OpenBLAS's pthread pool at the size porta's OpenMP regions use (see the top of the file).
-void match_blas_threads() {
-#if !defined(_OPENMP)
-  return;  // porta itself is single-threaded then; OpenBLAS keeps its own default
-#endif
-  static const SetThreadsFn set = [] {
-    if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr || std::getenv("GOTO_NUM_THREADS") != nullptr)
-      return SetThreadsFn{nullptr};
+// How the BLAS found at run time threads, and so how porta calls it (see the top of the file).
+enum class BlasThreads { unknown, sequential, pthreads, openmp };
+
+struct BlasRuntime {
+  BlasThreads kind = BlasThreads::unknown;
+  SetThreadsFn set = nullptr;
+  GetIntFn get = nullptr;
+};
+
+const BlasRuntime& blas_runtime() {
+  static const BlasRuntime rt = [] {
+    BlasRuntime r;
     const GetIntFn parallel = blas_symbol<GetIntFn>("openblas_get_parallel");
-    if (parallel != nullptr && parallel() == 2) return SetThreadsFn{nullptr};  // OpenMP flavour: follows omp itself
-    return blas_symbol<SetThreadsFn>("openblas_set_num_threads");
+    if (parallel == nullptr) return r;
+    const int p = parallel();
+    r.kind = p == 0   ? BlasThreads::sequential
+             : p == 1 ? BlasThreads::pthreads
+             : p == 2 ? BlasThreads::openmp
+                      : BlasThreads::unknown;
+    r.set = blas_symbol<SetThreadsFn>("openblas_set_num_threads");
+    r.get = blas_symbol<GetIntFn>("openblas_get_num_threads");
+    if (r.kind == BlasThreads::pthreads && (r.set == nullptr || r.get == nullptr)) r.kind = BlasThreads::unknown;
+    return r;
   }();
-  static std::atomic<int> current{-1};
-  if (set == nullptr) return;
-  const int want = max_threads();
-  if (current.exchange(want) != want) set(want);
+  return rt;
 }
 
 bool fits_int(std::int64_t v) {
@@ -136,17 +186,61 @@ bool fits_int(std::int64_t v) {
 }
 
 template <class T>
-void blas_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
+void blas_call(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
                const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
   const char opb = tb ? 'T' : 'N', opa = ta ? 'T' : 'N';
   const int M = static_cast<int>(n), N = static_cast<int>(m), K = static_cast<int>(k);
   const int LDB = static_cast<int>(ldb), LDA = static_cast<int>(lda), LDC = static_cast<int>(ldc);
-  match_blas_threads();
   if constexpr (std::is_same_v<T, float>) {
     sgemm_(&opb, &opa, &M, &N, &K, &alpha, b, &LDB, a, &LDA, &beta, c, &LDC, 1, 1);
   } else {
     dgemm_(&opb, &opa, &M, &N, &K, &alpha, b, &LDB, a, &LDA, &beta, c, &LDC, 1, 1);
   }
+}
+
+// A pr x pc grid of blocks of C for `threads` threads: as many threads as blocks of at least 16
+// rows and columns allow, then the squarest blocks (each thread packs its own panels of A and B,
+// whose size is proportional to the block's rows plus columns).
+void block_grid(std::int64_t m, std::int64_t n, int threads, int& pr, int& pc) {
+  const std::int64_t mu = (m + 15) / 16, nu = (n + 15) / 16;
+  pr = pc = 1;
+  double best_edge = static_cast<double>(m + n);
+  for (int r = 1; r <= threads && r <= mu; ++r) {
+    const int q = static_cast<int>(std::min<std::int64_t>(threads / r, nu));
+    const double edge = static_cast<double>(m) / r + static_cast<double>(n) / q;
+    if (r * q > pr * pc || (r * q == pr * pc && edge < best_edge)) pr = r, pc = q, best_edge = edge;
+  }
+}
+
+// false: porta's own kernel should take this call instead.
+template <class T>
+bool blas_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a, std::int64_t lda,
+               const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
+  const BlasRuntime& rt = blas_runtime();
+#if defined(_OPENMP)
+  const int threads = gemm_threads(m, n, k);
+  if (rt.kind == BlasThreads::sequential && threads > 1) return false;
+  if (rt.kind == BlasThreads::pthreads) {
+    // Concurrent callers all ask for 1, so this check-then-set cannot leave another value behind.
+    if (rt.get() != 1) rt.set(1);
+    int pr = 1, pc = 1;
+    if (threads > 1) block_grid(m, n, threads, pr, pc);
+    const std::int64_t mu = (m + 15) / 16, nu = (n + 15) / 16;
+#pragma omp parallel for schedule(static) num_threads(pr* pc) if (pr * pc > 1)
+    for (int t = 0; t < pr * pc; ++t) {
+      const int r = t / pc, q = t % pc;
+      const std::int64_t i0 = std::min(m, mu * r / pr * 16), i1 = std::min(m, mu * (r + 1) / pr * 16);
+      const std::int64_t j0 = std::min(n, nu * q / pc * 16), j1 = std::min(n, nu * (q + 1) / pc * 16);
+      if (i1 > i0 && j1 > j0)
+        blas_call<T>(ta, tb, i1 - i0, j1 - j0, k, alpha, ta ? a + i0 : a + i0 * lda, lda, tb ? b + j0 * ldb : b + j0,
+                     ldb, beta, c + i0 * ldc + j0, ldc);
+    }
+    return true;
+  }
+#endif
+  (void)rt;
+  blas_call<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return true;
 }
 #endif
 
@@ -194,25 +288,25 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
   if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr)))
     return set_error(PORTA_ERR_INVALID, "%s: NULL matrix", fn);
   PORTA_CPU_TRY
+  // Matrix-vector shapes are memory-bound: porta's kernel streams the matrix as fast as BLAS does,
+  // on porta's own threads, with no BLAS call to hand over to another pool.
+  if (k > 0 && (m == 1 || n == 1)) return gemv_dispatch(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 #if defined(PORTA_HAVE_BLAS)
   // Fortran BLAS takes 32-bit sizes and rejects a zero leading dimension; inside a caller's
-  // parallel region its own thread pool would oversubscribe the cores.
+  // parallel region its threads would oversubscribe the cores.
   const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64) && (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0 &&
                         fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) && fits_int(ldc) &&
                         !in_parallel_region();
   if (use_blas) {
-    if (dt == PORTA_F32) {
-      blas_gemm<float>(ta, tb, m, n, k, alpha.f32, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb,
-                       beta.f32, static_cast<float*>(c), ldc);
-    } else {
-      blas_gemm<double>(ta, tb, m, n, k, alpha.f64, static_cast<const double*>(a), lda, static_cast<const double*>(b),
-                        ldb, beta.f64, static_cast<double*>(c), ldc);
-    }
-    return PORTA_OK;
+    const bool done =
+        dt == PORTA_F32 ? blas_gemm<float>(ta, tb, m, n, k, alpha.f32, static_cast<const float*>(a), lda,
+                                           static_cast<const float*>(b), ldb, beta.f32, static_cast<float*>(c), ldc)
+                        : blas_gemm<double>(ta, tb, m, n, k, alpha.f64, static_cast<const double*>(a), lda,
+                                            static_cast<const double*>(b), ldb, beta.f64, static_cast<double*>(c), ldc);
+    if (done) return PORTA_OK;
   }
 #else
-      (void)
-  flags;
+  (void)flags;
 #endif
   return gemm_own(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   PORTA_CPU_CATCH(fn)
@@ -228,9 +322,24 @@ const char* blas_description() noexcept {
     std::string s;
     if (const GetConfigFn config = blas_symbol<GetConfigFn>("openblas_get_config")) {
       s = config();
-      const GetIntFn parallel = blas_symbol<GetIntFn>("openblas_get_parallel");
-      const int p = parallel != nullptr ? parallel() : -1;
-      s += p == 0 ? " (sequential)" : p == 1 ? " (pthreads)" : p == 2 ? " (OpenMP)" : "";
+#if defined(_OPENMP)
+      constexpr const char* pthreads = " (pthreads; run one-threaded per block of C by porta's OpenMP threads)";
+#else
+      constexpr const char* pthreads = " (pthreads; its own thread pool, porta has no OpenMP)";
+#endif
+      switch (blas_runtime().kind) {
+        case BlasThreads::sequential:
+          s += " (sequential)";
+          break;
+        case BlasThreads::pthreads:
+          s += pthreads;
+          break;
+        case BlasThreads::openmp:
+          s += " (OpenMP; its threads are porta's OpenMP threads)";
+          break;
+        default:
+          break;
+      }
     } else {
       s = "Fortran BLAS";
     }

@@ -64,6 +64,17 @@ porta_test::Result check_gemm(const std::vector<T>& got, const std::vector<long 
   }
 }
 
+template <class T>
+struct AB {
+  T alpha, beta;
+};
+// beta == 0 (C must be overwritten, never read), 1 and another value; integer values that wrap.
+template <class T>
+std::vector<AB<T>> alpha_betas() {
+  const bool fp = std::is_floating_point_v<T>;
+  return {{T(1), T(0)}, {fp ? T(-1.5) : T(-3), T(0)}, {T(2), T(1)}, {fp ? T(0.5) : T(-2), fp ? T(-0.25) : T(5)}};
+}
+
 const char* algo_name(GemmAlgorithm g) {
   return g == GemmAlgorithm::vendor ? "vendor" : "own";
 }
@@ -101,17 +112,12 @@ TEMPLATE_TEST_CASE("gemm: transposes, alpha, beta", "[matmul][gemm]", float, dou
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  const bool fp = std::is_floating_point_v<T>;
-  struct AB {
-    T alpha, beta;
-  };
-  const AB abs[] = {
-      {T(1), T(0)}, {fp ? T(-1.5) : T(-3), T(0)}, {T(2), T(1)}, {fp ? T(0.5) : T(-2), fp ? T(-0.25) : T(5)}};
+  const std::vector<AB<T>> abs = alpha_betas<T>();
   for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own})
     for (const Dims& d : kDims)
       for (bool ta : {false, true})
         for (bool tb : {false, true})
-          for (const AB& ab : abs) {
+          for (const AB<T>& ab : abs) {
             INFO(algo_name(algo) << " on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n
                                  << " trans_a=" << ta << " trans_b=" << tb << " alpha=" << porta_test::show(ab.alpha)
                                  << " beta=" << porta_test::show(ab.beta));
@@ -131,6 +137,78 @@ TEMPLATE_TEST_CASE("gemm: transposes, alpha, beta", "[matmul][gemm]", float, dou
             CHECK(c.shape() == Shape{d.m, d.n});
             PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
           }
+}
+
+// Matrix-vector shapes (n == 1: C is a column; m == 1: C is a row), which the CPU backend sends to
+// its own gemv kernel: odd lengths around its vector widths, 4-row blocks and 8 KiB strips, k long
+// enough to be cut into chunks, and alpha == 0 (A and B not read, as BLAS).
+TEMPLATE_TEST_CASE("gemm: matrix-vector shapes", "[matmul][gemm][gemv]", float, double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  std::vector<AB<T>> abs = alpha_betas<T>();
+  abs.push_back({T(0), T(2)});  // A and B must not be read
+  struct LK {
+    std::int64_t len, k;  // len: the vector length of C
+  };
+  const LK sizes[] = {{1, 1},    {1, 7},      {1, 100003}, {7, 1},      {7, 33},     {7, 100003},
+                      {1023, 7}, {1023, 300}, {4097, 1},   {4097, 300}, {2050, 2049}};
+  for (const LK& s : sizes)
+    for (bool column : {true, false}) {
+      // column: (len x k) * (k x 1); row: (1 x k) * (k x len)
+      const Dims d = column ? Dims{s.len, s.k, 1} : Dims{1, s.k, s.len};
+      const auto ha = porta_test::nonzero<T>(rng, d.m * d.k);
+      const auto hb = porta_test::nonzero<T>(rng, d.k * d.n);
+      const auto hc = porta_test::nonzero<T>(rng, d.m * d.n);
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          // alpha = 1, beta = 0 gives the plain sums; the other cases scale them on the host.
+          std::vector<long double> sum, sum_bound;
+          gemm_ref<T>(d, 1, ha, ta, hb, tb, 0, {}, sum, sum_bound);
+          const auto a = Array<T>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev);
+          const auto b = Array<T>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev);
+          for (const AB<T>& ab : abs)
+            for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own}) {
+              INFO(algo_name(algo) << " on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n
+                                   << " trans_a=" << ta << " trans_b=" << tb << " alpha=" << porta_test::show(ab.alpha)
+                                   << " beta=" << porta_test::show(ab.beta));
+              std::vector<long double> ref(sum.size()), bound(sum.size());
+              for (std::size_t i = 0; i < sum.size(); ++i) {
+                const long double al = ab.alpha, be = ab.beta, cv = be != 0 ? static_cast<long double>(hc[i]) : 0;
+                ref[i] = al * sum[i] + be * cv;
+                // sum_bound = (k + 3) eps sum|a b| + min: scale its first part by |alpha|
+                const long double tiny = std::numeric_limits<T>::min();
+                bound[i] = std::fabs(al) * (sum_bound[i] - tiny) +
+                           static_cast<long double>(d.k + 3) * porta_test::eps<T>() * std::fabs(be * cv) + tiny;
+              }
+              if constexpr (!std::is_floating_point_v<T>) {  // wraps like the unsigned arithmetic
+                for (std::size_t i = 0; i < sum.size(); ++i) {
+                  T sv = 0;
+                  for (std::int64_t p = 0; p < d.k; ++p) {
+                    const std::int64_t ii = column ? static_cast<std::int64_t>(i) : 0;
+                    const std::int64_t jj = column ? 0 : static_cast<std::int64_t>(i);
+                    const T av = ha[static_cast<std::size_t>(ta ? p * d.m + ii : ii * d.k + p)];
+                    const T bv = hb[static_cast<std::size_t>(tb ? jj * d.k + p : p * d.n + jj)];
+                    sv = porta_test::ref::add(sv, porta_test::ref::mul(av, bv));
+                  }
+                  T r = porta_test::ref::mul(ab.alpha, sv);
+                  if (ab.beta != T(0)) r = porta_test::ref::add(porta_test::ref::mul(ab.beta, hc[i]), r);
+                  ref[i] = static_cast<long double>(r);
+                }
+              }
+              auto c = ab.beta == T(0) ? porta_test::poisoned<T>(Shape{d.m, d.n}, dev)
+                                       : Array<T>::from(hc, Shape{d.m, d.n}, dev);
+              MatmulOptions opt;
+              opt.algorithm = algo;
+              porta::gemm(ab.alpha, a, ta, b, tb, ab.beta, c, opt);
+              PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
+            }
+          if (!ta && !tb) {  // matmul allocates its result: it must write every element too
+            porta_test::poison_pool<T>(d.m * d.n, dev);
+            PORTA_CHECK_RESULT(check_gemm(porta::matmul(a, b).to_vector(), sum, sum_bound));
+          }
+        }
+    }
 }
 
 TEST_CASE("matmul with TF32 precision", "[matmul][tf32]") {
