@@ -5,7 +5,7 @@
 porta_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Debian packages porta's build, tests and benchmarks use. HIP's are optional (PORTA_WITH_HIP=0 skips).
-porta_packages=(cmake ninja-build g++ catch2 libopenblas-dev libbenchmark-dev python3)
+porta_packages=(cmake ninja-build g++ catch2 libopenblas-dev libopenblas0-openmp libbenchmark-dev python3)
 porta_hip_packages=(hipcc libamdhip64-dev rocm-device-libs librocprim-dev)
 
 porta_install_deps() {

@@ -5,11 +5,13 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|bench|tune]...   (default: all but tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|kernels|bench|tune]...   (default: all but tune)
 #
-# bench runs scripts/bench.sh on cuda (into $OUT/cuda) and on the machine's CPU (into $OUT/cpu;
-# PORTA_CPU_BENCH_ARGS adds arguments for that run only); PORTA_BENCH_ARGS goes to both. tune runs
-# bench/tune_gpu.cu's launch-configuration sweep (porta_tune_gpu).
+# kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
+# every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
+# arguments for that run only); PORTA_BENCH_ARGS goes to both. tune runs bench/tune_gpu.cu's
+# launch-configuration sweep (porta_tune_gpu). Each benchmark run's report comes back as
+# $OUT/<run>.md; the JSON and plots of every run as $OUT/bench-files.tar.gz.
 #
 # Every step runs even when an earlier one fails; the summary at the end says which failed.
 set -uo pipefail
@@ -43,13 +45,18 @@ run() { # name logfile command...
 vendor_args=()
 if [ -d .vendor ]; then
   v=$porta_root/.vendor
-  vendor_args+=(-DPORTA_CATCH2_INCLUDE_DIR="$v/include" -Dbenchmark_DIR="$v/lib/x86_64-linux-gnu/cmake/benchmark"
-                -DBLAS_LIBRARIES="$v/blas/libopenblas.so")
+  vendor_args+=(-DPORTA_CATCH2_INCLUDE_DIR="$v/include" -Dbenchmark_DIR="$v/lib/x86_64-linux-gnu/cmake/benchmark")
+  if [ -d "$v/blas-openmp" ]; then
+    # porta's CPU backend and the benchmarks' BLAS peer both take the OpenMP-threaded OpenBLAS.
+    vendor_args+=(-DPORTA_OPENBLAS_OPENMP_DIR="$v/blas-openmp" -DCMAKE_LIBRARY_PATH="$v/blas-openmp")
+  else
+    vendor_args+=(-DBLAS_LIBRARIES="$v/blas/libopenblas.so")
+  fi
   export LD_LIBRARY_PATH="$v/blas:$v/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
 # At most eight files come back from the GPU machine: check.log (every step's output), summary.txt,
-# and bench.sh's three per device (report, JSON, plot).
+# one report per benchmark run, and one archive of the benchmarks' JSON and plots.
 log=$OUT/check.log
 { date; nvidia-smi; nvcc --version; cmake --version | head -1; g++ --version | head -1; nproc; } >"$log" 2>&1
 
@@ -90,10 +97,27 @@ if want tune && [ -x "$build/bench/porta_tune_gpu" ]; then
   run "tune" "$log" "$build/bench/porta_tune_gpu"
 fi
 
+benchdir=${PORTA_BENCH_DIR:-/tmp/porta-gpu-bench}
+bench_run() { # name bench.sh-arguments...
+  local name=$1; shift
+  run "bench $name" "$log" scripts/bench.sh --build-dir "$build" --out "$benchdir/$name" "$@"
+  local rc=$?
+  [ -f "$benchdir/$name/bench-results.md" ] && cp "$benchdir/$name/bench-results.md" "$OUT/$name.md"
+  return $rc
+}
+
+if want kernels; then
+  bench_run kernels-cuda --device cuda --ops kernels ${PORTA_BENCH_ARGS:-}
+  bench_run kernels-cpu --device cpu --ops kernels --threads "1,$(nproc)" ${PORTA_BENCH_ARGS:-}
+fi
+
 if want bench; then
-  run "bench cuda" "$log" scripts/bench.sh --device cuda --build-dir "$build" --out "$OUT/cuda" ${PORTA_BENCH_ARGS:-}
-  run "bench cpu" "$log" scripts/bench.sh --device cpu --build-dir "$build" --out "$OUT/cpu" ${PORTA_BENCH_ARGS:-} \
-    ${PORTA_CPU_BENCH_ARGS:-}
+  bench_run cuda --device cuda ${PORTA_BENCH_ARGS:-}
+  bench_run cpu --device cpu ${PORTA_BENCH_ARGS:-} ${PORTA_CPU_BENCH_ARGS:-}
+fi
+
+if [ -d "$benchdir" ]; then
+  tar -czf "$OUT/bench-files.tar.gz" -C "$benchdir" . 2>/dev/null
 fi
 
 echo

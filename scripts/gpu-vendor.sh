@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Run here (Debian, with catch2, libbenchmark-dev and libopenblas-dev installed) before a GPU run:
+# Run here (Debian, with catch2, libbenchmark-dev, libopenblas-dev and libopenblas0-openmp installed) before a GPU run:
 # the GPU machine has no Catch2, Google Benchmark or OpenBLAS and cannot install them, so this
 # copies the headers and libraries porta's tests and benchmarks need into .vendor/ (git-ignored),
 # laid out as an install prefix. scripts/gpu-check.sh points CMake at it. Carry `.vendor`.
@@ -21,4 +21,11 @@ cp "$multi"/cmake/benchmark/*.cmake "$v/lib/x86_64-linux-gnu/cmake/benchmark/"
 # name, so no symbolic link has to travel.
 cp -L "$multi/libopenblas.so.0" "$v/blas/libopenblas.so"
 cp -L "$multi/libgfortran.so.5" "$multi/libquadmath.so.0" "$v/blas/"
+# The OpenMP-threaded OpenBLAS (libopenblas0-openmp), which porta's CPU backend prefers: its threads
+# are libgomp's, porta's own team (backends/openmp/README.md). Under both names CMake looks for.
+if [ -f "$multi/openblas-openmp/libopenblas.so.0" ]; then
+  mkdir -p "$v/blas-openmp"
+  cp -L "$multi/openblas-openmp/libopenblas.so.0" "$v/blas-openmp/libopenblas.so.0"
+  cp -L "$multi/openblas-openmp/libopenblas.so.0" "$v/blas-openmp/libopenblas.so"
+fi
 du -sh "$v"
