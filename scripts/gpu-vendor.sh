@@ -17,15 +17,16 @@ cp -L "$multi/libbenchmark.so.1.7.1" "$v/lib/x86_64-linux-gnu/"
 cp -L "$multi/libbenchmark.so.1.7.1" "$v/lib/x86_64-linux-gnu/libbenchmark.so.1debian"
 cp "$multi/libbenchmark_main.a" "$v/lib/x86_64-linux-gnu/"
 cp "$multi"/cmake/benchmark/*.cmake "$v/lib/x86_64-linux-gnu/cmake/benchmark/"
-# OpenBLAS (pthread flavour) and the Fortran runtime it needs; a real file under the unversioned
-# name, so no symbolic link has to travel.
-cp -L "$multi/libopenblas.so.0" "$v/blas/libopenblas.so"
-cp -L "$multi/libgfortran.so.5" "$multi/libquadmath.so.0" "$v/blas/"
-# The OpenMP-threaded OpenBLAS (libopenblas0-openmp), which porta's CPU backend prefers: its threads
-# are libgomp's, porta's own team (backends/openmp/README.md). Under both names CMake looks for.
+# The OpenMP-threaded OpenBLAS (libopenblas0-openmp) when it is installed, which porta's CPU backend
+# prefers (its threads are libgomp's, porta's own team: backends/openmp/README.md); else the
+# pthreads one. One copy only (35 MB; what travels is capped at 64 MiB), with the Fortran runtime it
+# needs, and a relative link under the name CMake's FindBLAS looks for.
 if [ -f "$multi/openblas-openmp/libopenblas.so.0" ]; then
   mkdir -p "$v/blas-openmp"
   cp -L "$multi/openblas-openmp/libopenblas.so.0" "$v/blas-openmp/libopenblas.so.0"
-  cp -L "$multi/openblas-openmp/libopenblas.so.0" "$v/blas-openmp/libopenblas.so"
+  ln -s libopenblas.so.0 "$v/blas-openmp/libopenblas.so"
+else
+  cp -L "$multi/libopenblas.so.0" "$v/blas/libopenblas.so"
 fi
+cp -L "$multi/libgfortran.so.5" "$multi/libquadmath.so.0" "$v/blas/"
 du -sh "$v"
