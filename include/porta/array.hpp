@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,12 +118,30 @@ class Array {
     a.copy_from_host(host, stream);
     return a;
   }
+  // Wraps memory that porta did not allocate (a DLPack tensor of NumPy, PyTorch or CuPy, a buffer
+  // of the user's own CUDA code) without copying: `data` holds shape.size() contiguous row-major
+  // elements on `device`. porta never frees it; `keep_alive` (which may be null when the caller
+  // guarantees the lifetime) is released with the last Array it moved into, without waiting for
+  // work still queued on the memory: synchronize first where the owner may reuse it.
+  static Array borrow(T* data, Shape shape, Device device, std::shared_ptr<void> keep_alive) {
+    Array a;
+    a.data_ = data;
+    a.shape_ = shape;
+    a.device_ = device;
+    a.live_ = true;
+    a.borrowed_ = true;
+    a.keep_alive_ = std::move(keep_alive);
+    return a;
+  }
+  bool borrowed() const noexcept { return borrowed_; }
 
   Array(Array&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)),
         shape_(std::exchange(o.shape_, Shape())),
         device_(o.device_),
-        live_(std::exchange(o.live_, false)) {}
+        live_(std::exchange(o.live_, false)),
+        borrowed_(std::exchange(o.borrowed_, false)),
+        keep_alive_(std::move(o.keep_alive_)) {}
   Array& operator=(Array&& o) noexcept {
     if (this != &o) {
       release();
@@ -130,6 +149,8 @@ class Array {
       shape_ = std::exchange(o.shape_, Shape());
       device_ = o.device_;
       live_ = std::exchange(o.live_, false);
+      borrowed_ = std::exchange(o.borrowed_, false);
+      keep_alive_ = std::move(o.keep_alive_);
     }
     return *this;
   }
@@ -225,7 +246,9 @@ class Array {
     return v;
   }
   void release() noexcept {
-    if (data_) detail::device_free(device_, data_, nullptr);
+    if (data_ && !borrowed_) detail::device_free(device_, data_, nullptr);
+    keep_alive_.reset();
+    borrowed_ = false;
     data_ = nullptr;
     live_ = false;
   }
@@ -234,6 +257,8 @@ class Array {
   Shape shape_{};
   Device device_{};
   bool live_ = false;  // zero-element arrays own no memory but are valid until moved from
+  bool borrowed_ = false;  // made by borrow(): data_ is not porta's to free
+  std::shared_ptr<void> keep_alive_;
 };
 
 // Factories. `device` defaults to default_device().
