@@ -477,7 +477,7 @@ void tune_reduce(const char* name, const char* dt, std::int64_t n, double bytes,
       const int slot = static_cast<int>(vs.size());
       Variant v;
       v.name = "B" + std::to_string(B) + " " + (waves == 0 ? "chunk" : grid_name(waves)) +
-               (B == PORTA_GPU_REDUCE_BATCH && waves == PORTA_GPU_REDUCE_WAVES ? " (prod)" : "");
+               (B == g::NativeApi::kReduceBatch && waves == g::NativeApi::kReduceWaves ? " (prod)" : "");
       v.call = [=] { porta_reduce<B>(ld, op, n, waves, yp, sp, slot); };
       vs.push_back(std::move(v));
       slots.push_back(slot);

@@ -6,37 +6,19 @@
 set(PORTA_GPU_BACKENDS_BUILT "")
 include(CheckLanguage)
 
-# ---- CUDA ----
-# The language is enabled here, at the top level, so that in-tree user kernels (examples, tests:
-# porta_add_kernels) can be CUDA too. The architectures default to the plugin's, so that CMake
-# does not probe a GPU (there is none on CI runners).
-if(NOT PORTA_ENABLE_CUDA STREQUAL "OFF")
-  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES "${PORTA_CUDA_ARCHITECTURES}")
+# Every GPU device type of include/porta/abi/device_types.inc (PORTA_DEVICE_TYPES, read by
+# PortaOptions.cmake) is a folder backends/<name>/ whose backend.cmake decides, from
+# PORTA_ENABLE_<option>, whether its toolchain is there, builds the plugin and appends <name> to
+# PORTA_GPU_BACKENDS_BUILT. Included rather than add_subdirectory'd: a GPU language must be enabled
+# at the top level for in-tree user kernels (porta_add_kernels) to use it.
+foreach(_porta_type IN LISTS PORTA_DEVICE_TYPES)
+  if(_porta_type STREQUAL "cpu")
+    continue()
   endif()
-  check_language(CUDA)
-  if(CMAKE_CUDA_COMPILER)
-    enable_language(CUDA)
-    find_package(CUDAToolkit)
-    if(CUDAToolkit_FOUND AND TARGET CUDA::cudart AND TARGET CUDA::cublas)
-      add_subdirectory(backends/cuda)
-      list(APPEND PORTA_GPU_BACKENDS_BUILT cuda)
-    elseif(PORTA_ENABLE_CUDA STREQUAL "ON")
-      message(FATAL_ERROR "PORTA_ENABLE_CUDA=ON, but the CUDA toolkit's runtime or cuBLAS was not found "
-                          "(CUDAToolkit_FOUND=${CUDAToolkit_FOUND}; set CUDAToolkit_ROOT)")
-    else()
-      message(STATUS "porta: CUDA backend not built (PORTA_ENABLE_CUDA=AUTO): the CUDA runtime or cuBLAS was not found")
-    endif()
-  elseif(PORTA_ENABLE_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "PORTA_ENABLE_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")
-  else()
-    message(STATUS "porta: CUDA backend not built (PORTA_ENABLE_CUDA=AUTO): no CUDA compiler found")
+  set(_porta_option ${PORTA_DEVICE_TYPE_OPTION_${_porta_type}})
+  if(NOT PORTA_ENABLE_${_porta_option} STREQUAL "OFF")
+    include(${PROJECT_SOURCE_DIR}/backends/${_porta_type}/backend.cmake)
   endif()
-endif()
-
-# ---- HIP ----
-if(NOT PORTA_ENABLE_HIP STREQUAL "OFF")
-  include(${CMAKE_CURRENT_LIST_DIR}/PortaHip.cmake OPTIONAL RESULT_VARIABLE _porta_hip_file)
-endif()
+endforeach()
 
 include(${CMAKE_CURRENT_LIST_DIR}/PortaKernels.cmake)

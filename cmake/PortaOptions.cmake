@@ -2,8 +2,23 @@
 # Build options. The backend switches take AUTO (on when the toolchain is found), ON (required:
 # configure fails without it) or OFF.
 
+# One switch per device type of include/porta/abi/device_types.inc (its "option" column), so that
+# a new device type gets its PORTA_ENABLE_<option> from the line that declares it. Also sets
+# PORTA_DEVICE_TYPES (the names: cpu;cuda;hip) and PORTA_DEVICE_TYPE_OPTION_<name>.
 set(_porta_tristate AUTO ON OFF)
-foreach(_b OPENMP CUDA HIP)
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../include/porta/abi/device_types.inc _porta_type_lines
+     REGEX "^PORTA_DEVICE_TYPE\\(")
+set(PORTA_DEVICE_TYPES "")
+set(_porta_options "")
+foreach(_line IN LISTS _porta_type_lines)
+  if(NOT _line MATCHES "^PORTA_DEVICE_TYPE\\(([a-z0-9_]+), *[A-Z0-9_]+, *[0-9]+, *\"[^\"]*\", *\"[^\"]*\", *[0-9]+, *\"([A-Z0-9_]+)\"")
+    message(FATAL_ERROR "porta: cannot read this line of device_types.inc: ${_line}")
+  endif()
+  list(APPEND PORTA_DEVICE_TYPES ${CMAKE_MATCH_1})
+  set(PORTA_DEVICE_TYPE_OPTION_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+  list(APPEND _porta_options ${CMAKE_MATCH_2})
+endforeach()
+foreach(_b IN LISTS _porta_options)
   set(PORTA_ENABLE_${_b} AUTO CACHE STRING "Build the ${_b} backend: AUTO, ON or OFF")
   set_property(CACHE PORTA_ENABLE_${_b} PROPERTY STRINGS ${_porta_tristate})
   string(TOUPPER "${PORTA_ENABLE_${_b}}" PORTA_ENABLE_${_b})

@@ -21,19 +21,30 @@
 
 namespace {
 
-const char* kUsage =
-    "usage: porta-info [--json] [--help]\n"
-    "\n"
-    "Prints porta's version and build, each backend (built? loaded? plugin path, device count, why\n"
-    "unavailable), every device with its properties, and the default device.\n"
-    "\n"
-    "  --json   print the report as one JSON object\n"
-    "  --help   print this text\n"
-    "\n"
-    "Environment: PORTA_DEVICE (default device: cpu, cuda, cuda:N, hip, hip:N, gpu, gpu:N, auto),\n"
-    "PORTA_BACKEND_PATH (colon-separated directories searched first for libporta_cuda.so and\n"
-    "libporta_hip.so), CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES (honoured by the vendor runtimes).\n"
-    "Exit status: 0, or 1 when PORTA_DEVICE is invalid or names an unavailable device.\n";
+// The environment paragraph names every device type, plugin and visibility variable of the
+// device-type table (porta/abi/device_types.inc).
+std::string usage() {
+  std::string forms, plugins, visible;
+  for (const porta::detail::DeviceTypeFacts& f : porta::detail::kDeviceTypes) {
+    forms += std::string(f.name) + ", " + (f.type == porta::DeviceType::cpu ? "" : std::string(f.name) + ":N, ");
+    if (f.type == porta::DeviceType::cpu) continue;
+    plugins += std::string(plugins.empty() ? "" : " and ") + "libporta_" + f.name + ".so";
+    if (*f.visible_env != '\0') visible += std::string(visible.empty() ? "" : " / ") + f.visible_env;
+  }
+  return "usage: porta-info [--json] [--help]\n"
+         "\n"
+         "Prints porta's version and build, each backend (built? loaded? plugin path, device count, why\n"
+         "unavailable), every device with its properties, and the default device.\n"
+         "\n"
+         "  --json   print the report as one JSON object\n"
+         "  --help   print this text\n"
+         "\n"
+         "Environment: PORTA_DEVICE (default device: " +
+         forms + "gpu, gpu:N, auto),\nPORTA_BACKEND_PATH (colon-separated directories searched first for " + plugins +
+         "),\n" + visible +
+         " (honoured by the vendor runtimes).\n"
+         "Exit status: 0, or 1 when PORTA_DEVICE is invalid or names an unavailable device.\n";
+}
 
 std::string version() {
   return std::to_string(PORTA_VERSION_MAJOR) + "." + std::to_string(PORTA_VERSION_MINOR) + "." +
@@ -234,10 +245,10 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--json") == 0) {
       json = true;
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::cout << kUsage;
+      std::cout << usage();
       return 0;
     } else {
-      std::cerr << "porta-info: unknown argument '" << argv[i] << "'\n" << kUsage;
+      std::cerr << "porta-info: unknown argument '" << argv[i] << "'\n" << usage();
       return 2;
     }
   }

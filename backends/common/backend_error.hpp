@@ -7,6 +7,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "backends/common/dtype.hpp"
 #include "porta/abi/backend_v1.h"
@@ -31,6 +32,20 @@ __attribute__((format(printf, 2, 3))) inline porta_status set_error(porta_status
 
 inline const char* last_error() noexcept {
   return message_buffer();
+}
+
+// The value of an enum argument as the C caller passed it. C lets any int through a C enum; in
+// C++, loading an enum object that holds a value outside its range is undefined (UBSan's
+// -fsanitize=enum flags it), so every backend checks enum arguments through their bytes first.
+template <class E>
+inline int raw_enum(const E& e) noexcept {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on the supported ABIs");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+inline bool in_range(int v, int lo, int count) noexcept {
+  return v >= lo && v < lo + count;
 }
 
 }  // namespace porta::detail::backend

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "backends/common/abi_entries.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_common.hpp"
 #include "porta/abi/backend_v1.h"
@@ -43,36 +44,9 @@ porta_backend_v1 make_table() noexcept {
   t.build_info = build_info();
   t.last_error = &last_error;
   t.device_count = &count_entry;
-  t.device_info = &device_info;
-  t.synchronize = &synchronize;
-  t.alloc = &alloc;
-  t.free = &free;
-  t.copy = &copy;
-  t.host_alloc = &host_alloc;
-  t.host_free = &host_free;
-  t.memory_stats = &memory_stats;
-  t.empty_cache = &empty_cache;
-  t.stream_create = &stream_create;
-  t.stream_destroy = &stream_destroy;
-  t.stream_synchronize = &stream_synchronize;
-  t.stream_query = &stream_query;
-  t.stream_wait_event = &stream_wait_event;
-  t.event_create = &event_create;
-  t.event_destroy = &event_destroy;
-  t.event_record = &event_record;
-  t.event_synchronize = &event_synchronize;
-  t.event_query = &event_query;
-  t.event_elapsed_ms = &event_elapsed_ms;
-  t.fill = &fill;
-  t.iota = &iota;
-  t.cast = &cast;
-  t.unary = &unary;
-  t.binary = &binary;
-  t.binary_scalar = &binary_scalar;
-  t.axpy = &axpy;
-  t.reduce = &reduce;
-  t.dot = &dot;
-  t.gemm = &gemm;
+#define PORTA_ABI_ENTRY(name, params, args) t.name = &name;
+#include "porta/abi/backend_v1_entries.inc"
+#undef PORTA_ABI_ENTRY
   return t;
 }
 

@@ -190,16 +190,10 @@ int GemmKernels<Api, T>::gemm(bool trans_a, bool trans_b, std::int64_t m, std::i
   const std::int64_t tiles = ((m + kGemmBM - 1) / kGemmBM) * ((n + kGemmBN - 1) / kGemmBN);
   const unsigned grid = static_cast<unsigned>(tiles < kMaxGrid ? tiles : kMaxGrid);
   const auto s = static_cast<typename Api::Stream>(stream);
-  if (!trans_a && !trans_b) {
-    gemm_kernel<false, false, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else if (trans_a && !trans_b) {
-    gemm_kernel<true, false, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else if (!trans_a && trans_b) {
-    gemm_kernel<false, true, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else {
-    gemm_kernel<true, true, T><<<grid, kGemmThreads, 0, s>>>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  }
-  return static_cast<int>(Api::get_last_error());
+  auto kernel = trans_a ? (trans_b ? gemm_kernel<true, true, T> : gemm_kernel<true, false, T>)
+                        : (trans_b ? gemm_kernel<false, true, T> : gemm_kernel<false, false, T>);
+  return static_cast<int>(
+      Api::launch(kernel, grid, kGemmThreads, 0, s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
 }
 
 }  // namespace porta::detail::gpu

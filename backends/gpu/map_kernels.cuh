@@ -101,8 +101,11 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-template <class F>
-decltype(auto) with_unary_op(porta_unary_op op, F&& f) {
+// The op's functor, for every enumerator (-Wswitch is an error in the plugins, so a new op that
+// is not mapped here stops the build); the entries validated op, so the end is unreachable, and it
+// says "invalid value" rather than computing some other op.
+template <class Api, class F>
+int with_unary_op(porta_unary_op op, F&& f) {
   switch (op) {
     case PORTA_UNARY_NEG:
       return f(NegOp{});
@@ -124,13 +127,16 @@ decltype(auto) with_unary_op(porta_unary_op op, F&& f) {
       return f(ReluOp{});
     case PORTA_UNARY_SIGMOID:
       return f(SigmoidOp{});
-    default:
+    case PORTA_UNARY_SQUARE:
       return f(SquareOp{});
+    case PORTA_UNARY_COUNT:
+      break;
   }
+  return static_cast<int>(Api::kInvalidValue);
 }
 
-template <class F>
-decltype(auto) with_binary_op(porta_binary_op op, F&& f) {
+template <class Api, class F>
+int with_binary_op(porta_binary_op op, F&& f) {
   switch (op) {
     case PORTA_BINARY_ADD:
       return f(AddOp{});
@@ -146,9 +152,12 @@ decltype(auto) with_binary_op(porta_binary_op op, F&& f) {
       return f(MaximumOp{});
     case PORTA_BINARY_POW:
       return f(PowOp{});
-    default:
+    case PORTA_BINARY_RELU_GRAD:
       return f(ReluGradOp{});
+    case PORTA_BINARY_COUNT:
+      break;
   }
+  return static_cast<int>(Api::kInvalidValue);
 }
 
 template <class Api, class T>
@@ -164,9 +173,8 @@ int MapKernels<Api, T>::iota(std::int64_t n, T start, T step, T* y, void* stream
   typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
   if (e != Api::kSuccess) return static_cast<int>(e);
   const std::int64_t grid = clamp_grid((n + kBlockThreads - 1) / kBlockThreads, resident);
-  kernel<<<static_cast<unsigned>(grid), kBlockThreads, 0, static_cast<typename Api::Stream>(stream)>>>(n, start, step,
-                                                                                                       y);
-  return static_cast<int>(Api::get_last_error());
+  return static_cast<int>(Api::launch(kernel, static_cast<unsigned>(grid), kBlockThreads, 0,
+                                      static_cast<typename Api::Stream>(stream), n, start, step, y));
 }
 
 template <class Api, class T>
@@ -185,7 +193,7 @@ int MapKernels<Api, T>::cast_from(porta_dtype from, std::int64_t n, const void* 
 
 template <class Api, class T>
 int MapKernels<Api, T>::unary(porta_unary_op op, std::int64_t n, const T* x, T* y, void* stream) {
-  return with_unary_op(op, [&](auto o) { return run_map<Api>(stream, n, o, y, x); });
+  return with_unary_op<Api>(op, [&](auto o) { return run_map<Api>(stream, n, o, y, x); });
 }
 
 template <class Api, class T>
@@ -201,7 +209,7 @@ int MapKernels<Api, T>::binary(porta_binary_op op, std::int64_t rows, std::int64
   const auto scalar = [&](std::int64_t rs, std::int64_t cs) {
     return (rs == 0 || rows == 1) && (cs == 0 || cols == 1);
   };
-  return with_binary_op(op, [&](auto o) -> int {
+  return with_binary_op<Api>(op, [&](auto o) -> int {
     using Op = decltype(o);
     if (dense(a_rs, a_cs) && dense(b_rs, b_cs)) return run_map<Api>(stream, n, o, y, a, b);
     if (dense(a_rs, a_cs) && scalar(b_rs, b_cs))
@@ -214,8 +222,10 @@ int MapKernels<Api, T>::binary(porta_binary_op op, std::int64_t rows, std::int64
       typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
       if (e != Api::kSuccess) return static_cast<int>(e);
       const std::int64_t grid = clamp_grid((n + kBlockThreads - 1) / kBlockThreads, resident);
-      kernel<<<static_cast<unsigned>(grid), kBlockThreads, 0, s>>>(rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y);
-    } else {
+      return static_cast<int>(Api::launch(kernel, static_cast<unsigned>(grid), kBlockThreads, 0, s, rows, cols, a, a_rs,
+                                          a_cs, b, b_rs, b_cs, y));
+    }
+    {
       auto kernel = binary_rows_kernel<Op, T>;
       std::int64_t resident = 0;
       typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
@@ -225,17 +235,16 @@ int MapKernels<Api, T>::binary(porta_binary_op op, std::int64_t rows, std::int64
       if (gy < 1) gy = 1;
       if (gy > rows) gy = rows;
       if (gy > 65535) gy = 65535;
-      kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), kBlockThreads, 0, s>>>(
-          rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y);
+      return static_cast<int>(Api::launch(kernel, dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)),
+                                          kBlockThreads, 0, s, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y));
     }
-    return static_cast<int>(Api::get_last_error());
   });
 }
 
 template <class Api, class T>
 int MapKernels<Api, T>::binary_scalar(porta_binary_op op, std::int64_t n, const T* x, T value, bool scalar_first, T* y,
                                       void* stream) {
-  return with_binary_op(op, [&](auto o) {
+  return with_binary_op<Api>(op, [&](auto o) {
     using Op = decltype(o);
     return scalar_first ? run_map<Api>(stream, n, WithFirst<Op, T>{value}, y, x)
                         : run_map<Api>(stream, n, WithSecond<Op, T>{value}, y, x);

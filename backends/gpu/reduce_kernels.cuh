@@ -49,9 +49,10 @@ int ReduceKernels<Api, T>::reduce(porta_reduce_op op, std::int64_t outer, std::i
       return reduce_with_scratch<Api, T>(in, MaxOp{}, outer, n, inner, y, stream);
     case PORTA_REDUCE_SUMSQ:
       return reduce_with_scratch<Api, T>(SquareLoad<T>{in}, SumOp{}, outer, n, inner, y, stream);
-    default:
-      return static_cast<int>(Api::kInvalidValue);
+    case PORTA_REDUCE_COUNT:
+      break;
   }
+  return static_cast<int>(Api::kInvalidValue);  // the entry validated op: unreachable
 }
 
 template <class Api, class T>

@@ -13,13 +13,19 @@
 
 namespace porta::detail::gpu::check {
 
+using backend::in_range;
+using backend::raw_enum;
 using backend::set_error;
+
+// Every enum argument is checked through its bytes before it is loaded as an enum: a C caller may
+// pass any int, and loading an out-of-range value is undefined in C++.
 
 inline std::size_t dtype_size(porta_dtype dt) noexcept {
   return (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
 }
 
-inline porta_status dtype(int dt, const char* fn) noexcept {
+inline porta_status dtype(const porta_dtype& dt_arg, const char* fn) noexcept {
+  const int dt = raw_enum(dt_arg);
   if (dt < PORTA_F32 || dt > PORTA_I64) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, dt);
   return PORTA_OK;
 }
@@ -35,13 +41,15 @@ inline porta_status pointers(std::int64_t n, const void* x, const void* y, const
 }
 
 // dtype, count and pointers: what every elementwise entry checks.
-inline porta_status elementwise(porta_dtype dt, std::int64_t n, const void* x, const void* y, const char* fn) noexcept {
+inline porta_status elementwise(const porta_dtype& dt, std::int64_t n, const void* x, const void* y,
+                                const char* fn) noexcept {
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
   return pointers(n, x, y, fn);
 }
 
-inline porta_status cast(porta_dtype from, porta_dtype to, std::int64_t n, const void* x, const void* y) noexcept {
+inline porta_status cast(const porta_dtype& from, const porta_dtype& to, std::int64_t n, const void* x,
+                         const void* y) noexcept {
   if (const porta_status st = dtype(from, "cast"); st != PORTA_OK) return st;
   if (const porta_status st = elementwise(to, n, x, y, "cast"); st != PORTA_OK) return st;
   if (n > 0 && x != y) {
@@ -59,18 +67,19 @@ inline porta_status cast(porta_dtype from, porta_dtype to, std::int64_t n, const
   return PORTA_OK;
 }
 
-inline porta_status unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, const void* y) noexcept {
+inline porta_status unary(const porta_unary_op& op, const porta_dtype& dt, std::int64_t n, const void* x,
+                          const void* y) noexcept {
   if (const porta_status st = dtype(dt, "unary"); st != PORTA_OK) return st;
-  if (op < 0 || op >= PORTA_UNARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", static_cast<int>(op));
+  if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
   return elementwise(dt, n, x, y, "unary");
 }
 
-inline porta_status binary(porta_binary_op op, porta_dtype dt, std::int64_t rows, std::int64_t cols, const void* a,
-                           const void* b, const void* y) noexcept {
+inline porta_status binary(const porta_binary_op& op, const porta_dtype& dt, std::int64_t rows, std::int64_t cols,
+                           const void* a, const void* b, const void* y) noexcept {
   if (const porta_status st = dtype(dt, "binary"); st != PORTA_OK) return st;
-  if (op < 0 || op >= PORTA_BINARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "binary: unknown binary op %d", static_cast<int>(op));
+  if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "binary: unknown binary op %d", raw_enum(op));
   std::int64_t n = 0;
   if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &n))
     return set_error(PORTA_ERR_INVALID, "binary: bad shape %lld x %lld", static_cast<long long>(rows),
@@ -80,19 +89,19 @@ inline porta_status binary(porta_binary_op op, porta_dtype dt, std::int64_t rows
   return PORTA_OK;
 }
 
-inline porta_status binary_scalar(porta_binary_op op, porta_dtype dt, std::int64_t n, const void* x,
+inline porta_status binary_scalar(const porta_binary_op& op, const porta_dtype& dt, std::int64_t n, const void* x,
                                   const void* y) noexcept {
   if (const porta_status st = dtype(dt, "binary_scalar"); st != PORTA_OK) return st;
-  if (op < 0 || op >= PORTA_BINARY_COUNT)
-    return set_error(PORTA_ERR_INVALID, "binary_scalar: unknown binary op %d", static_cast<int>(op));
+  if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "binary_scalar: unknown binary op %d", raw_enum(op));
   return elementwise(dt, n, x, y, "binary_scalar");
 }
 
-inline porta_status reduce(porta_reduce_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
-                           const void* x, const void* y) noexcept {
+inline porta_status reduce(const porta_reduce_op& op, const porta_dtype& dt, std::int64_t outer, std::int64_t n,
+                           std::int64_t inner, const void* x, const void* y) noexcept {
   if (const porta_status st = dtype(dt, "reduce"); st != PORTA_OK) return st;
-  if (op < 0 || op >= PORTA_REDUCE_COUNT)
-    return set_error(PORTA_ERR_INVALID, "reduce: unknown reduction %d", static_cast<int>(op));
+  if (!in_range(raw_enum(op), 0, PORTA_REDUCE_COUNT))
+    return set_error(PORTA_ERR_INVALID, "reduce: unknown reduction %d", raw_enum(op));
   std::int64_t outputs = 0, total = 0;
   if (outer < 0 || n < 0 || inner < 0 || __builtin_mul_overflow(outer, inner, &outputs) ||
       __builtin_mul_overflow(outputs, n, &total))
@@ -103,7 +112,7 @@ inline porta_status reduce(porta_reduce_op op, porta_dtype dt, std::int64_t oute
   return PORTA_OK;
 }
 
-inline porta_status dot(porta_dtype dt, std::int64_t n, const void* x, const void* w, const void* y) noexcept {
+inline porta_status dot(const porta_dtype& dt, std::int64_t n, const void* x, const void* w, const void* y) noexcept {
   if (const porta_status st = dtype(dt, "dot"); st != PORTA_OK) return st;
   if (const porta_status st = count(n, "dot"); st != PORTA_OK) return st;
   if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr))) return set_error(PORTA_ERR_INVALID, "dot: NULL array");
@@ -112,9 +121,9 @@ inline porta_status dot(porta_dtype dt, std::int64_t n, const void* x, const voi
 
 // Row-major shapes: A is m x k (k x m when transposed), B is k x n (n x k), C is m x n. An empty
 // C (m or n zero) passes without its pointers being looked at: the entry has nothing to do.
-inline porta_status gemm(porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                         const void* a, std::int64_t lda, const void* b, std::int64_t ldb, const void* c,
-                         std::int64_t ldc) noexcept {
+inline porta_status gemm(const porta_dtype& dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n,
+                         std::int64_t k, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
+                         const void* c, std::int64_t ldc) noexcept {
   if (const porta_status st = dtype(dt, "gemm"); st != PORTA_OK) return st;
   if (m < 0 || n < 0 || k < 0)
     return set_error(PORTA_ERR_INVALID, "gemm: negative dimension (m %lld, n %lld, k %lld)", static_cast<long long>(m),

@@ -36,19 +36,9 @@ using backend::set_error;
 
 porta_status check_device(int dev, const char* fn) noexcept;
 porta_status check_count(std::int64_t n, const char* fn) noexcept;
-// The value of an enum argument as the C caller passed it. C lets any int through a C enum; in
-// C++, loading an enum object that holds a value outside its range is undefined (UBSan's
-// -fsanitize=enum flags it), so arguments are checked through their bytes before any use.
-template <class E>
-inline int raw_enum(const E& e) noexcept {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on the supported ABIs");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-inline bool in_range(int v, int lo, int count) noexcept {
-  return v >= lo && v < lo + count;
-}
+// Enum arguments are read through their bytes (backends/common/backend_error.hpp says why).
+using backend::in_range;
+using backend::raw_enum;
 
 inline bool valid_dtype(const porta_dtype& dt_arg) noexcept {
   const int dt = raw_enum(dt_arg);

@@ -150,9 +150,10 @@ porta_status with_binary_op(const porta_binary_op& op, const char* fn, F&& f) {
       return f(PowOp{}, true);
     case PORTA_BINARY_RELU_GRAD:
       return f(ReluGradOp{}, false);
-    default:
-      return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
+    case PORTA_BINARY_COUNT:
+      break;
   }
+  return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
 }
 
 bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) {
@@ -265,9 +266,10 @@ porta_status unary(int dev, porta_unary_op op, porta_dtype dt, std::int64_t n, c
       return unary_op<SigmoidOp>(dt, n, x, y, true);
     case PORTA_UNARY_SQUARE:
       return unary_op<SquareOp>(dt, n, x, y, false);
-    default:
-      return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
+    case PORTA_UNARY_COUNT:
+      break;
   }
+  return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
 }
 
 porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t rows, std::int64_t cols, const void* a,

@@ -454,8 +454,10 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
       case PORTA_REDUCE_MIN:
         reduce_op<T, MinOp>(op, outer, n, inner, x, y);
         break;
-      default:
+      case PORTA_REDUCE_MAX:
         reduce_op<T, MaxOp>(op, outer, n, inner, x, y);
+        break;
+      case PORTA_REDUCE_COUNT:  // validated above
         break;
     }
   });

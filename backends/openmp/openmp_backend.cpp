@@ -20,6 +20,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "backends/common/abi_entries.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
 #include "cpu_memory.hpp"
@@ -121,16 +122,19 @@ int hardware_threads() {
 #endif
 }
 
-const char* last_error_entry() {
+}  // namespace
+
+// ---- the table's entries ----------------------------------------------------------------------
+const char* last_error_entry() noexcept {
   return last_error();
 }
 
-int device_count(const char** reason) {
+int device_count(const char** reason) noexcept {
   if (reason != nullptr) *reason = "";
   return 1;
 }
 
-porta_status device_info(int dev, porta_device_info_v1* out) {
+porta_status device_info(int dev, porta_device_info_v1* out) noexcept {
   if (porta_status st = check_device(dev, "device_info"); st != PORTA_OK) return st;
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "device_info: out is NULL");
   std::memset(out, 0, sizeof *out);
@@ -155,33 +159,33 @@ porta_status device_info(int dev, porta_device_info_v1* out) {
   return PORTA_OK;
 }
 
-porta_status synchronize(int dev) {
+porta_status synchronize(int dev) noexcept {
   return check_device(dev, "synchronize");
 }
 
 // ---- memory -------------------------------------------------------------------------------------
-porta_status alloc(int dev, size_t bytes, porta_stream, void** out) {
+porta_status alloc(int dev, size_t bytes, porta_stream, void** out) noexcept {
   if (porta_status st = check_device(dev, "alloc"); st != PORTA_OK) return st;
   return pool_alloc(bytes, out);
 }
 
-porta_status free_(int dev, void* ptr, porta_stream) {
+porta_status free(int dev, void* ptr, porta_stream) noexcept {
   if (porta_status st = check_device(dev, "free"); st != PORTA_OK) return st;
   return pool_free(ptr);
 }
 
-porta_status memory_stats(int dev, porta_memory_stats_v1* out) {
+porta_status memory_stats(int dev, porta_memory_stats_v1* out) noexcept {
   if (porta_status st = check_device(dev, "memory_stats"); st != PORTA_OK) return st;
   return pool_stats(out);
 }
 
-porta_status empty_cache(int dev) {
+porta_status empty_cache(int dev) noexcept {
   if (porta_status st = check_device(dev, "empty_cache"); st != PORTA_OK) return st;
   pool_empty_cache();
   return PORTA_OK;
 }
 
-porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_kind kind, porta_stream) {
+porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_kind kind, porta_stream) noexcept {
   if (porta_status st = check_device(dev, "copy"); st != PORTA_OK) return st;
   if (!in_range(raw_enum(kind), 0, 4))
     return set_error(PORTA_ERR_INVALID, "copy: unknown copy kind %d", raw_enum(kind));
@@ -203,14 +207,9 @@ porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_
   return PORTA_OK;
 }
 
-porta_status host_alloc_(size_t bytes, void** out) {
-  return host_alloc(bytes, out);
-}
-porta_status host_free_(void* ptr) {
-  return host_free(ptr);
-}
-
 // ---- streams and events -------------------------------------------------------------------------
+namespace {
+
 struct CpuStream {
   int id;
 };
@@ -251,7 +250,9 @@ porta_status bad_event(const char* fn, porta_event e) {
   return set_error(PORTA_ERR_INVALID, "%s: %p is not a live cpu event", fn, static_cast<void*>(e));
 }
 
-porta_status stream_create(int dev, porta_stream* out) {
+}  // namespace
+
+porta_status stream_create(int dev, porta_stream* out) noexcept {
   if (porta_status st = check_device(dev, "stream_create"); st != PORTA_OK) return st;
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "stream_create: out is NULL");
   PORTA_CPU_TRY
@@ -264,7 +265,7 @@ porta_status stream_create(int dev, porta_stream* out) {
   PORTA_CPU_CATCH("stream_create")
 }
 
-porta_status stream_destroy(int dev, porta_stream s) {
+porta_status stream_destroy(int dev, porta_stream s) noexcept {
   if (porta_status st = check_device(dev, "stream_destroy"); st != PORTA_OK) return st;
   if (s == nullptr) return PORTA_OK;  // the default stream is not owned by anyone
   Handles& h = handles();
@@ -274,12 +275,12 @@ porta_status stream_destroy(int dev, porta_stream s) {
   return PORTA_OK;
 }
 
-porta_status stream_synchronize(int dev, porta_stream s) {
+porta_status stream_synchronize(int dev, porta_stream s) noexcept {
   if (porta_status st = check_device(dev, "stream_synchronize"); st != PORTA_OK) return st;
   return live_stream(s) ? PORTA_OK : bad_stream("stream_synchronize", s);
 }
 
-porta_status stream_query(int dev, porta_stream s, int* done) {
+porta_status stream_query(int dev, porta_stream s, int* done) noexcept {
   if (porta_status st = check_device(dev, "stream_query"); st != PORTA_OK) return st;
   if (done == nullptr) return set_error(PORTA_ERR_INVALID, "stream_query: done is NULL");
   if (!live_stream(s)) return bad_stream("stream_query", s);
@@ -287,14 +288,14 @@ porta_status stream_query(int dev, porta_stream s, int* done) {
   return PORTA_OK;
 }
 
-porta_status stream_wait_event(int dev, porta_stream s, porta_event e) {
+porta_status stream_wait_event(int dev, porta_stream s, porta_event e) noexcept {
   if (porta_status st = check_device(dev, "stream_wait_event"); st != PORTA_OK) return st;
   if (!live_stream(s)) return bad_stream("stream_wait_event", s);
   if (live_event(e) == nullptr) return bad_event("stream_wait_event", e);
   return PORTA_OK;
 }
 
-porta_status event_create(int dev, porta_event* out) {
+porta_status event_create(int dev, porta_event* out) noexcept {
   if (porta_status st = check_device(dev, "event_create"); st != PORTA_OK) return st;
   if (out == nullptr) return set_error(PORTA_ERR_INVALID, "event_create: out is NULL");
   PORTA_CPU_TRY
@@ -307,7 +308,7 @@ porta_status event_create(int dev, porta_event* out) {
   PORTA_CPU_CATCH("event_create")
 }
 
-porta_status event_destroy(int dev, porta_event e) {
+porta_status event_destroy(int dev, porta_event e) noexcept {
   if (porta_status st = check_device(dev, "event_destroy"); st != PORTA_OK) return st;
   if (e == nullptr) return PORTA_OK;
   Handles& h = handles();
@@ -317,7 +318,7 @@ porta_status event_destroy(int dev, porta_event e) {
   return PORTA_OK;
 }
 
-porta_status event_record(int dev, porta_event e, porta_stream s) {
+porta_status event_record(int dev, porta_event e, porta_stream s) noexcept {
   if (porta_status st = check_device(dev, "event_record"); st != PORTA_OK) return st;
   CpuEvent* ev = live_event(e);
   if (ev == nullptr) return bad_event("event_record", e);
@@ -327,12 +328,12 @@ porta_status event_record(int dev, porta_event e, porta_stream s) {
   return PORTA_OK;
 }
 
-porta_status event_synchronize(int dev, porta_event e) {
+porta_status event_synchronize(int dev, porta_event e) noexcept {
   if (porta_status st = check_device(dev, "event_synchronize"); st != PORTA_OK) return st;
   return live_event(e) != nullptr ? PORTA_OK : bad_event("event_synchronize", e);
 }
 
-porta_status event_query(int dev, porta_event e, int* done) {
+porta_status event_query(int dev, porta_event e, int* done) noexcept {
   if (porta_status st = check_device(dev, "event_query"); st != PORTA_OK) return st;
   if (done == nullptr) return set_error(PORTA_ERR_INVALID, "event_query: done is NULL");
   if (live_event(e) == nullptr) return bad_event("event_query", e);
@@ -340,7 +341,7 @@ porta_status event_query(int dev, porta_event e, int* done) {
   return PORTA_OK;
 }
 
-porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float* ms) {
+porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float* ms) noexcept {
   if (porta_status st = check_device(dev, "event_elapsed_ms"); st != PORTA_OK) return st;
   if (ms == nullptr) return set_error(PORTA_ERR_INVALID, "event_elapsed_ms: ms is NULL");
   const CpuEvent* a = live_event(start);
@@ -355,6 +356,8 @@ porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float
 }
 
 // ---- build info ---------------------------------------------------------------------------------
+namespace {
+
 std::string openmp_description() {
 #if defined(_OPENMP)
   const char* version = "";
@@ -421,36 +424,9 @@ const porta_backend_v1* openmp_backend() noexcept {
     t.build_info = info.c_str();
     t.last_error = c::last_error_entry;
     t.device_count = c::device_count;
-    t.device_info = c::device_info;
-    t.synchronize = c::synchronize;
-    t.alloc = c::alloc;
-    t.free = c::free_;
-    t.copy = c::copy;
-    t.host_alloc = c::host_alloc_;
-    t.host_free = c::host_free_;
-    t.memory_stats = c::memory_stats;
-    t.empty_cache = c::empty_cache;
-    t.stream_create = c::stream_create;
-    t.stream_destroy = c::stream_destroy;
-    t.stream_synchronize = c::stream_synchronize;
-    t.stream_query = c::stream_query;
-    t.stream_wait_event = c::stream_wait_event;
-    t.event_create = c::event_create;
-    t.event_destroy = c::event_destroy;
-    t.event_record = c::event_record;
-    t.event_synchronize = c::event_synchronize;
-    t.event_query = c::event_query;
-    t.event_elapsed_ms = c::event_elapsed_ms;
-    t.fill = c::fill;
-    t.iota = c::iota;
-    t.cast = c::cast;
-    t.unary = c::unary;
-    t.binary = c::binary;
-    t.binary_scalar = c::binary_scalar;
-    t.axpy = c::axpy;
-    t.reduce = c::reduce;
-    t.dot = c::dot;
-    t.gemm = c::gemm;
+#define PORTA_ABI_ENTRY(name, params, args) t.name = &c::name;
+#include "porta/abi/backend_v1_entries.inc"
+#undef PORTA_ABI_ENTRY
     return &t;
   }();
   return table;

@@ -1,53 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The backend registry: one slot per DeviceType (as PyTorch's DeviceGuardImplInterface array),
-// filled lazily and once per process. Internal to libporta (runtime and front end).
+// The runtime moved to runtime/ (it is a layer, not a backend). This forwarder keeps
+// algorithms/common.hpp building until it includes "runtime/registry.hpp"; then delete it.
 #pragma once
 
-#include <string>
-
-#include "porta/abi/backend_v1.h"
-#include "porta/device.hpp"
-
-namespace porta::detail {
-
-struct BackendSlot {
-  DeviceType type = DeviceType::cpu;
-  bool built = false;   // listed in PORTA_BACKENDS_BUILT
-  bool loaded = false;  // table accepted (ABI, size, device type)
-  int device_count = 0;
-  std::string library;     // plugin path (libporta itself for the CPU)
-  std::string build_info;  // the backend's own line
-  std::string reason;      // why it has no usable device; empty when it has one
-  // A copy of the backend's table in which every entry the backend left NULL (or did not reach
-  // with its struct_size) is a runtime stub returning PORTA_ERR_UNSUPPORTED, so callers never
-  // test for NULL and a partial third-party plugin cannot crash the process.
-  porta_backend_v1 table{};
-};
-
-// The slot of `type`, loading it on first use (std::call_once per backend: asking for the CPU
-// does not dlopen the GPU plugins). Throws InvalidArgument for a DeviceType outside the enum.
-const BackendSlot& backend_slot(DeviceType type);
-
-// The table of a usable device; Unavailable (naming fn when not null) otherwise.
-const porta_backend_v1& backend_for(Device device, const char* fn);
-
-// "CPU", "CUDA", "HIP": the name used in sentences.
-const char* display_name(DeviceType type) noexcept;
-
-// Why `device` is not usable ("cuda:9: only 1 CUDA device(s) present"); empty when it is.
-// Loads the backend.
-std::string device_problem(Device device);
-
-// The entry name recorded by the last stub called on this thread, cleared by reading it.
-const char* take_missing_entry() noexcept;
-
-// Free memory on `device` as the backend reports it; 0 when it cannot tell. Never throws.
-std::uint64_t free_memory_of(Device device) noexcept;
-
-// Throws OutOfMemory for a failed allocation of `requested` bytes.
-[[noreturn]] void throw_oom(const char* fn, Device device, std::uint64_t requested, const char* backend_message);
-
-// "1.5 GiB", "512.0 MiB", "12 bytes"
-std::string format_bytes(std::uint64_t bytes);
-
-}  // namespace porta::detail
+#include "runtime/registry.hpp"

@@ -82,7 +82,9 @@ void iota(Array<T>& y, T start = T(0), T step = T(1), const Stream& stream = Str
 // implicitly.
 template <class T>
 void copy(const Array<T>& src, Array<T>& dst, const Stream& stream = Stream());
-// Elementwise conversion (as static_cast).
+// Elementwise conversion with porta's one definition (ConvertOp in porta/detail/ops.hpp): NaN to an
+// integer is 0, out-of-range values saturate, integer narrowing wraps. Not a plain static_cast,
+// whose result differs between CPUs and GPUs there.
 template <class To, class From>
 Array<To> cast(const Array<From>& x, const Stream& stream = Stream());
 

@@ -7,6 +7,7 @@
 //     std::cout << porta::unavailable_reason(porta::DeviceType::hip) << "\n";
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,9 +15,56 @@
 
 namespace porta {
 
-enum class DeviceType : int { cpu = 0, cuda = 1, hip = 2 };
+// cpu = 0, cuda = 1, hip = 2: one per line of porta/abi/device_types.inc.
+enum class DeviceType : int {
+#define PORTA_DEVICE_TYPE(name, NAME, value, ...) name = value,
+#include "porta/abi/device_types.inc"
+#undef PORTA_DEVICE_TYPE
+};
 
-inline constexpr int kDeviceTypeCount = 3;
+inline constexpr int kDeviceTypeCount = 0
+#define PORTA_DEVICE_TYPE(...) +1
+#include "porta/abi/device_types.inc"
+#undef PORTA_DEVICE_TYPE
+    ;
+
+namespace detail {
+
+// What porta knows about a device type, from porta/abi/device_types.inc (its columns are
+// documented there). Device names, selection order, messages and porta-info read this table, so
+// that a new type is one line there plus its backend folder.
+struct DeviceTypeFacts {
+  DeviceType type;
+  const char* name;          // "cuda"
+  const char* display_name;  // "CUDA"
+  const char* units;         // "SMs"
+  int priority;              // default_device() order, lower first
+  const char* option;        // CMake: PORTA_ENABLE_<option>
+  const char* visible_env;   // "CUDA_VISIBLE_DEVICES", or ""
+};
+
+inline constexpr DeviceTypeFacts kDeviceTypes[] = {
+#define PORTA_DEVICE_TYPE(name, NAME, value, display, units, priority, option, visible) \
+  {DeviceType::name, #name, display, units, priority, option, visible},
+#include "porta/abi/device_types.inc"
+#undef PORTA_DEVICE_TYPE
+};
+static_assert(sizeof(kDeviceTypes) / sizeof(kDeviceTypes[0]) == static_cast<std::size_t>(kDeviceTypeCount));
+
+constexpr bool device_types_dense() {
+  for (int i = 0; i < kDeviceTypeCount; ++i)
+    if (static_cast<int>(kDeviceTypes[i].type) != i) return false;
+  return true;
+}
+static_assert(device_types_dense(), "device_types.inc: values must be 0, 1, 2, ... in list order");
+
+// The facts of `type`; nullptr for a value outside the enum.
+constexpr const DeviceTypeFacts* facts(DeviceType type) noexcept {
+  const int i = static_cast<int>(type);
+  return i >= 0 && i < kDeviceTypeCount ? &kDeviceTypes[i] : nullptr;
+}
+
+}  // namespace detail
 
 // "cpu", "cuda", "hip"
 const char* to_string(DeviceType type) noexcept;

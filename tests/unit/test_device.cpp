@@ -21,7 +21,7 @@ bool built(DeviceType t) {
 }
 
 const char* type_name_upper(DeviceType t) {
-  return t == DeviceType::cuda ? "CUDA" : t == DeviceType::hip ? "HIP" : "CPU";
+  return porta::detail::facts(t)->display_name;
 }
 
 }  // namespace
@@ -148,7 +148,7 @@ TEST_CASE("unavailable backends say why", "[device]") {
     if (!built(t)) {
       CHECK_THAT(reason, Contains("built without"));
       CHECK_THAT(reason, Contains(type_name_upper(t)));
-      CHECK_THAT(reason, Contains(std::string("PORTA_ENABLE_") + type_name_upper(t)));
+      CHECK_THAT(reason, Contains(std::string("PORTA_ENABLE_") + porta::detail::facts(t)->option));
     }
   }
 }
@@ -344,4 +344,29 @@ TEST_CASE("PORTA_DEVICE chooses the default device", "[.env][env]") {
     CHECK_THROWS_AS(porta::default_device(), porta::Unavailable);
     CHECK_THROWS_AS(porta::zeros<float>({2}), porta::Unavailable);
   }
+}
+
+TEST_CASE("the device-type table drives names, order and messages", "[device]") {
+  using porta::detail::kDeviceTypes;
+  REQUIRE(porta::kDeviceTypeCount == static_cast<int>(sizeof(kDeviceTypes) / sizeof(kDeviceTypes[0])));
+  for (const porta::detail::DeviceTypeFacts& f : kDeviceTypes) {
+    INFO(f.name);
+    CHECK(porta::detail::facts(f.type) == &f);
+    CHECK(std::string(porta::to_string(f.type)) == f.name);
+    CHECK(Device::parse(f.name) == Device(f.type, 0));
+    if (f.type != DeviceType::cpu) {
+      CHECK(f.priority < porta::detail::facts(DeviceType::cpu)->priority);  // the CPU is the fallback
+      CHECK(Device::parse(std::string(f.name) + ":2") == Device(f.type, 2));
+      // "built without" names the type's own CMake switch
+      if (!built(f.type))
+        CHECK_THAT(porta::unavailable_reason(f.type), Contains(std::string("PORTA_ENABLE_") + f.option));
+    }
+  }
+  CHECK(porta::detail::facts(static_cast<DeviceType>(porta::kDeviceTypeCount)) == nullptr);
+  // devices() lists types in priority order, the CPU last.
+  const std::vector<Device> all = porta::devices();
+  REQUIRE(!all.empty());
+  CHECK(all.back() == Device(DeviceType::cpu));
+  for (std::size_t i = 1; i < all.size(); ++i)
+    CHECK(porta::detail::facts(all[i - 1].type)->priority <= porta::detail::facts(all[i].type)->priority);
 }

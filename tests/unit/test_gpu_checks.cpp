@@ -3,6 +3,7 @@
 // so they are tested here, on every machine: on a GPU-less CI runner the plugins' entries are
 // never reached through the front end, which validates first.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "backends/gpu/table_checks.hpp"
@@ -68,4 +69,21 @@ TEST_CASE("GPU table checks accept valid calls and name what is wrong in the oth
   CHECK(check::gemm(PORTA_F32, 0, 0, 0, 3, 4, nullptr, 4, nullptr, 3, nullptr, 3) == PORTA_OK);  // empty C
   CHECK(check::gemm(PORTA_F32, 0, 0, 2, 3, 4, x, 4, nullptr, 3, y, 3) == PORTA_ERR_INVALID);
   CHECK(message() == "gemm: NULL array");
+}
+
+TEST_CASE("GPU table checks read enum arguments through their bytes", "[checks]") {
+  // What a C caller can pass: any int in an enum parameter. Built through memcpy, as a C caller's
+  // bytes arrive, so that this test itself never loads an out-of-range enum.
+  float buf[4] = {};
+  for (int v : {-1, static_cast<int>(PORTA_UNARY_COUNT), 1000}) {
+    porta_unary_op op;
+    std::memcpy(&op, &v, sizeof v);
+    CHECK(check::unary(op, PORTA_F32, 4, buf, buf) == PORTA_ERR_INVALID);
+    CHECK(message() == "unary: unknown unary op " + std::to_string(v));
+  }
+  int bad = 77;
+  porta_dtype dt;
+  std::memcpy(&dt, &bad, sizeof bad);
+  CHECK(check::dot(dt, 4, buf, buf, buf) == PORTA_ERR_INVALID);
+  CHECK(message() == "dot: unknown dtype 77");
 }

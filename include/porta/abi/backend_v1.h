@@ -19,6 +19,8 @@
  * - Arrays are row-major and contiguous unless strides are given.
  * - The table may grow at its end; struct_size tells how much of it a plugin filled. A new
  *   incompatible layout gets a new entry point name (porta_backend_entry_v2).
+ * - The entries after device_count are also listed, in order, in backend_v1_entries.inc, from
+ *   which porta's own tables and the loader are generated; a compile-time check keeps the two equal.
  */
 #ifndef PORTA_ABI_BACKEND_V1_H
 #define PORTA_ABI_BACKEND_V1_H
@@ -42,8 +44,13 @@ typedef enum porta_status {
   PORTA_ERR_UNSUPPORTED = 5  /* op x dtype combination not provided by this backend */
 } porta_status;
 
-/* Matches porta::DeviceType. */
-typedef enum porta_device_type { PORTA_DEVICE_CPU = 0, PORTA_DEVICE_CUDA = 1, PORTA_DEVICE_HIP = 2 } porta_device_type;
+/* PORTA_DEVICE_CPU = 0, PORTA_DEVICE_CUDA = 1, PORTA_DEVICE_HIP = 2, ...: one per line of
+ * device_types.inc, the list that porta::DeviceType is generated from too. */
+typedef enum porta_device_type {
+#define PORTA_DEVICE_TYPE(name, NAME, value, ...) PORTA_DEVICE_##NAME = value,
+#include "device_types.inc"
+#undef PORTA_DEVICE_TYPE
+} porta_device_type;
 
 typedef enum porta_dtype { PORTA_F32 = 0, PORTA_F64 = 1, PORTA_I32 = 2, PORTA_I64 = 3 } porta_dtype;
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the GPU kernels share between vendors: the Api of the compiler at hand (NativeApi: CUDA
-// under nvcc, HIP under hipcc), fixed-width vector types for 16-byte memory accesses, and grid
-// sizing from occupancy. Included only by code compiled as CUDA or HIP.
+// What GPU code shares between vendors: the Api of the compiler at hand (NativeApi: CUDA under nvcc,
+// HIP under hipcc; api_cuda.cuh lists what an Api offers, kernel launch included), a guard that
+// makes a device current and restores the caller's, fixed-width vector types for 16-byte memory
+// accesses, and grid sizing from occupancy. Included only by code compiled as CUDA or HIP.
+//
+// Launching: every kernel goes through Api::launch(kernel, grid, block, smem, stream, args...),
+// which returns the launch's Api::Error; grid and block are dim3 (1-, 2- or 3-D, or one unsigned).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +34,32 @@ namespace porta::detail::gpu {
 
 // Threads per block of the memory-bound kernels: a multiple of every warp and wavefront size.
 inline constexpr int kBlockThreads = 256;
+
+// Makes a device current for the guard's lifetime and then restores the caller's current device:
+// porta's callers may use the vendor runtime themselves, and the ABI passes the device as an
+// argument, not as thread state, so an entry must not leave it changed.
+template <class Api>
+class DeviceGuard {
+ public:
+  DeviceGuard() = default;
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  ~DeviceGuard() {
+    if (previous_ >= 0) (void)Api::set_device(previous_);
+  }
+  // Makes `dev` current (no runtime call when it already is). kSuccess or the vendor's error.
+  typename Api::Error enter(int dev) {
+    int current = -1;
+    typename Api::Error e = Api::get_device(&current);
+    if (e != Api::kSuccess || current == dev) return e;
+    e = Api::set_device(dev);
+    if (e == Api::kSuccess) previous_ = current;
+    return e;
+  }
+
+ private:
+  int previous_ = -1;
+};
 
 // N elements of T in one aligned register group, read or written with one 16-byte (or 8-byte)
 // access when the address is aligned to the whole group.

@@ -1,38 +1,69 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CUDA runtime behind the vendor-neutral names that porta's GPU kernels use (alpaka's ApiCudaRt
-// idea): kernels and launchers are templates on an Api struct, so one source serves CUDA and HIP.
-// Only what the shared kernels and their launchers need is here; the plugin calls the CUDA runtime
-// directly for everything else.
+// The CUDA runtime behind vendor-neutral names (alpaka's ApiCudaRt idea): the shared kernels, their
+// launchers, user kernels and the whole GPU plugin (backends/gpu/plugin.hpp) are templates on an
+// Api struct, so one source serves CUDA and HIP. Every runtime call porta makes goes through here;
+// api_hip.cuh has the same members with the same meaning. Included through porta/detail/gpu/api.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <utility>
 
 namespace porta::detail::gpu {
 
 struct ApiCuda {
   using Error = cudaError_t;
   using Stream = cudaStream_t;
+  using Event = cudaEvent_t;
+  using MemPool = cudaMemPool_t;
+  using DeviceProp = cudaDeviceProp;
+  using MemcpyKind = cudaMemcpyKind;
   static constexpr Error kSuccess = cudaSuccess;
   static constexpr Error kInvalidValue = cudaErrorInvalidValue;
+  static constexpr Error kNotReady = cudaErrorNotReady;
+  static constexpr MemcpyKind kHostToDevice = cudaMemcpyHostToDevice;
+  static constexpr MemcpyKind kDeviceToHost = cudaMemcpyDeviceToHost;
+  static constexpr MemcpyKind kDeviceToDevice = cudaMemcpyDeviceToDevice;
+  static constexpr MemcpyKind kHostToHost = cudaMemcpyHostToHost;
   static constexpr const char* kName = "CUDA";
   static constexpr const char* kPrefix = "cuda";  // device strings: "cuda:0"
   static constexpr int kDeviceType = 1;           // porta_device_type / porta::DeviceType::cuda
   static constexpr const char* kCompiler = "nvcc";
+  static constexpr const char* kVendor = "NVIDIA";
 
+  // Launch policies of the shared kernels, measured on the H200 with bench/tune_gpu.cu.
+  static constexpr int kReduceBatch = 8;  // k-steps whose loads are issued before the first is combined
+  static constexpr int kReduceWaves = 0;  // 0: one block per chunk; N: at most N x resident blocks
+
+  // ---- errors -----------------------------------------------------------------------------------
   static const char* error_name(Error e) { return cudaGetErrorName(e); }
   static const char* error_string(Error e) { return cudaGetErrorString(e); }
   // Returns and clears the last non-sticky error of this thread (a launch failure, mostly).
   static Error get_last_error() { return cudaGetLastError(); }
+  static Error peek_last_error() { return cudaPeekAtLastError(); }
   static bool is_unavailable(Error e) {
     return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInvalidDevice;
   }
   static bool is_out_of_memory(Error e) { return e == cudaErrorMemoryAllocation; }
 
+  // ---- devices ----------------------------------------------------------------------------------
+  static Error get_device_count(int* n) { return cudaGetDeviceCount(n); }
   static Error get_device(int* dev) { return cudaGetDevice(dev); }
   static Error set_device(int dev) { return cudaSetDevice(dev); }
+  static Error device_synchronize() { return cudaDeviceSynchronize(); }
+  static Error device_properties(DeviceProp* p, int dev) { return cudaGetDeviceProperties(p, dev); }
+  static const char* device_name(const DeviceProp& p) { return p.name; }
+  static void arch_name(const DeviceProp& p, char* out, std::size_t size) {
+    std::snprintf(out, size, "sm_%d%d", p.major, p.minor);
+  }
+  static Error driver_version(int* v) { return cudaDriverGetVersion(v); }
+  static Error runtime_version(int* v) { return cudaRuntimeGetVersion(v); }
+  static Error mem_get_info(std::size_t* free_bytes, std::size_t* total_bytes) {
+    return cudaMemGetInfo(free_bytes, total_bytes);
+  }
   static Error multiprocessor_count(int dev, int* n) {
     return cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
   }
@@ -41,18 +72,70 @@ struct ApiCuda {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
 
-  // Stream-ordered memory from the device's default pool (the plugin raises its release threshold
-  // so that freed blocks stay cached).
+  // ---- memory -----------------------------------------------------------------------------------
+  // Whether `dev` has stream-ordered pools; asked once per device by the plugin.
+  static bool pools_supported(int dev) {
+    int ok = 0;
+    if (cudaDeviceGetAttribute(&ok, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return ok != 0;
+  }
+  static Error default_pool(MemPool* pool, int dev) { return cudaDeviceGetDefaultMemPool(pool, dev); }
+  // Keep freed blocks cached in the pool (release threshold at its maximum).
+  static Error pool_keep_freed(MemPool pool) {
+    std::uint64_t keep = UINT64_MAX;
+    return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  static Error pool_trim(MemPool pool) { return cudaMemPoolTrimTo(pool, 0); }
+  static Error pool_reserved(MemPool pool, std::uint64_t* bytes) {
+    return cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, bytes);
+  }
+  // Stream-ordered memory from the device's default pool: temporaries of kernels and, where the
+  // device has pools, every Array.
   static Error malloc_async(void** p, std::size_t bytes, Stream s) { return cudaMallocAsync(p, bytes, s); }
   static Error free_async(void* p, Stream s) { return cudaFreeAsync(p, s); }
+  static Error malloc_sync(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+  static Error free_sync(void* p) { return cudaFree(p); }
+  // Pinned for every device's context, not only the current one.
+  static Error host_alloc(void** p, std::size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocPortable); }
+  static Error host_free(void* p) { return cudaFreeHost(p); }
+  static Error memcpy_async(void* dst, const void* src, std::size_t bytes, MemcpyKind kind, Stream s) {
+    return cudaMemcpyAsync(dst, src, bytes, kind, s);
+  }
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s);
   }
+
+  // ---- streams and events -----------------------------------------------------------------------
+  // Blocking (default flags): the legacy default stream, where porta frees Arrays, waits for it.
+  static Error stream_create(Stream* s) { return cudaStreamCreate(s); }
+  static Error stream_destroy(Stream s) { return cudaStreamDestroy(s); }
   static Error stream_synchronize(Stream s) { return cudaStreamSynchronize(s); }
+  static Error stream_query(Stream s) { return cudaStreamQuery(s); }
+  static Error stream_wait_event(Stream s, Event e) { return cudaStreamWaitEvent(s, e, 0); }
+  // With timing: the ABI offers elapsed_ms on every pair of events.
+  static Error event_create(Event* e) { return cudaEventCreate(e); }
+  static Error event_destroy(Event e) { return cudaEventDestroy(e); }
+  static Error event_record(Event e, Stream s) { return cudaEventRecord(e, s); }
+  static Error event_synchronize(Event e) { return cudaEventSynchronize(e); }
+  static Error event_query(Event e) { return cudaEventQuery(e); }
+  static Error event_elapsed_ms(float* ms, Event start, Event end) { return cudaEventElapsedTime(ms, start, end); }
+
+#if defined(__CUDACC__)
+  // The one kernel launcher: kernel<<<grid, block, smem, s>>>(args...), then the launch's own
+  // error (and only it: the non-sticky error state is read and cleared). grid and block are dim3,
+  // so 1-, 2- and 3-D shapes and plain unsigned counts all work.
+  template <class... Params, class... Args>
+  static Error launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, Stream s,
+                      Args&&... args) {
+    kernel<<<grid, block, smem, s>>>(std::forward<Args>(args)...);
+    return cudaGetLastError();
+  }
 
   // Device side. A shuffle never spans more than `width` (<= 32) lanes: porta's trees are written
   // for groups of 32, which are a whole warp on NVIDIA and half a wavefront on wave64 AMD GPUs.
-#if defined(__CUDACC__)
   template <class T>
   __device__ static T shfl_down(T v, unsigned offset, int width) {
     return __shfl_down_sync(0xffffffffu, v, offset, width);

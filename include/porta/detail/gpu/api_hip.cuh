@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The HIP runtime behind the vendor-neutral names of api_cuda.cuh. Wavefronts are 64 lanes on
-// CDNA (gfx90a) and 32 on RDNA (gfx1030): nothing here or in the kernels assumes either, shuffles
-// stay inside groups of 32 lanes, which exist on both.
+// The HIP runtime behind the vendor-neutral names of api_cuda.cuh (same members, same meaning).
+// Wavefronts are 64 lanes on CDNA (gfx90a) and 32 on RDNA (gfx1030): nothing here or in the kernels
+// assumes either, shuffles stay inside groups of 32 lanes, which exist on both.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -9,31 +9,63 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace porta::detail::gpu {
 
 struct ApiHip {
   using Error = hipError_t;
   using Stream = hipStream_t;
+  using Event = hipEvent_t;
+  using MemPool = hipMemPool_t;
+  using DeviceProp = hipDeviceProp_t;
+  using MemcpyKind = hipMemcpyKind;
   static constexpr Error kSuccess = hipSuccess;
   static constexpr Error kInvalidValue = hipErrorInvalidValue;
+  static constexpr Error kNotReady = hipErrorNotReady;
+  static constexpr MemcpyKind kHostToDevice = hipMemcpyHostToDevice;
+  static constexpr MemcpyKind kDeviceToHost = hipMemcpyDeviceToHost;
+  static constexpr MemcpyKind kDeviceToDevice = hipMemcpyDeviceToDevice;
+  static constexpr MemcpyKind kHostToHost = hipMemcpyHostToHost;
   static constexpr const char* kName = "HIP";
   static constexpr const char* kPrefix = "hip";
   static constexpr int kDeviceType = 2;
   static constexpr const char* kCompiler = "hipcc";
+  static constexpr const char* kVendor = "AMD";
 
+  // Launch policies: the H200's (api_cuda.cuh) until an AMD GPU has been swept with tune_gpu.
+  static constexpr int kReduceBatch = 8;
+  static constexpr int kReduceWaves = 0;
+
+  // ---- errors -----------------------------------------------------------------------------------
   static const char* error_name(Error e) { return hipGetErrorName(e); }
   static const char* error_string(Error e) { return hipGetErrorString(e); }
   static Error get_last_error() { return hipGetLastError(); }
+  static Error peek_last_error() { return hipPeekAtLastError(); }
   static bool is_unavailable(Error e) {
     return e == hipErrorNoDevice || e == hipErrorInsufficientDriver || e == hipErrorInvalidDevice;
   }
-  static bool is_out_of_memory(Error e) { return e == hipErrorOutOfMemory; }
+  static bool is_out_of_memory(Error e) { return e == hipErrorOutOfMemory || e == hipErrorMemoryAllocation; }
 
+  // ---- devices ----------------------------------------------------------------------------------
+  static Error get_device_count(int* n) { return hipGetDeviceCount(n); }
   static Error get_device(int* dev) { return hipGetDevice(dev); }
   static Error set_device(int dev) { return hipSetDevice(dev); }
+  static Error device_synchronize() { return hipDeviceSynchronize(); }
+  static Error device_properties(DeviceProp* p, int dev) { return hipGetDeviceProperties(p, dev); }
+  static const char* device_name(const DeviceProp& p) { return p.name[0] ? p.name : p.gcnArchName; }
+  // The full target id ("gfx90a:sramecc+:xnack-"): code objects are built per feature setting.
+  static void arch_name(const DeviceProp& p, char* out, std::size_t size) {
+    std::snprintf(out, size, "%s", p.gcnArchName);
+  }
+  static Error driver_version(int* v) { return hipDriverGetVersion(v); }
+  static Error runtime_version(int* v) { return hipRuntimeGetVersion(v); }
+  static Error mem_get_info(std::size_t* free_bytes, std::size_t* total_bytes) {
+    return hipMemGetInfo(free_bytes, total_bytes);
+  }
   static Error multiprocessor_count(int dev, int* n) {
     return hipDeviceGetAttribute(n, hipDeviceAttributeMultiprocessorCount, dev);
   }
@@ -42,17 +74,12 @@ struct ApiHip {
     return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
 
-  // ROCm 5.2 ships the stream-ordered allocator as beta and not every device supports it, so the
-  // temporaries of kernels come from it only where the current device says it does (and
-  // PORTA_HIP_MALLOC_ASYNC=0 has not turned it off), exactly as libporta_hip.so decides for arrays;
-  // elsewhere hipMalloc/hipFree, which are correct but synchronise. The choice is made once per
-  // device, so a free always matches its allocation.
-  static bool use_pool() {
-    int dev = 0;
-    if (hipGetDevice(&dev) != hipSuccess) {
-      (void)hipGetLastError();
-      return true;  // the allocation call itself reports the problem
-    }
+  // ---- memory -----------------------------------------------------------------------------------
+  // ROCm 5.2 ships the stream-ordered allocator as beta and not every device supports it, so it is
+  // used only where the device says it does and PORTA_HIP_MALLOC_ASYNC=0 has not turned it off;
+  // elsewhere hipMalloc/hipFree, which are correct but synchronise. Decided once per device, for
+  // the plugin's arrays and the kernels' temporaries alike, so a free always matches its allocation.
+  static bool pools_supported(int dev) {
     constexpr int kSlots = 64;
     static std::atomic<int> state[kSlots];  // 0: not asked yet, 1: pool, 2: no pool
     const int cached = dev >= 0 && dev < kSlots ? state[dev].load(std::memory_order_relaxed) : 0;
@@ -69,16 +96,60 @@ struct ApiHip {
     if (dev >= 0 && dev < kSlots) state[dev].store(pool ? 1 : 2, std::memory_order_relaxed);
     return pool;
   }
+  static bool use_pool() {
+    int dev = 0;
+    if (hipGetDevice(&dev) != hipSuccess) {
+      (void)hipGetLastError();
+      return true;  // the allocation call itself reports the problem
+    }
+    return pools_supported(dev);
+  }
+  static Error default_pool(MemPool* pool, int dev) { return hipDeviceGetDefaultMemPool(pool, dev); }
+  static Error pool_keep_freed(MemPool pool) {
+    std::uint64_t keep = UINT64_MAX;
+    return hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep);
+  }
+  static Error pool_trim(MemPool pool) { return hipMemPoolTrimTo(pool, 0); }
+  static Error pool_reserved(MemPool pool, std::uint64_t* bytes) {
+    return hipMemPoolGetAttribute(pool, hipMemPoolAttrReservedMemCurrent, bytes);
+  }
   static Error malloc_async(void** p, std::size_t bytes, Stream s) {
     return use_pool() ? hipMallocAsync(p, bytes, s) : hipMalloc(p, bytes);
   }
   static Error free_async(void* p, Stream s) { return use_pool() ? hipFreeAsync(p, s) : hipFree(p); }
+  static Error malloc_sync(void** p, std::size_t bytes) { return hipMalloc(p, bytes); }
+  static Error free_sync(void* p) { return hipFree(p); }
+  static Error host_alloc(void** p, std::size_t bytes) { return hipHostMalloc(p, bytes, hipHostMallocDefault); }
+  static Error host_free(void* p) { return hipHostFree(p); }
+  static Error memcpy_async(void* dst, const void* src, std::size_t bytes, MemcpyKind kind, Stream s) {
+    return hipMemcpyAsync(dst, src, bytes, kind, s);
+  }
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
   }
+
+  // ---- streams and events -----------------------------------------------------------------------
+  static Error stream_create(Stream* s) { return hipStreamCreateWithFlags(s, hipStreamDefault); }
+  static Error stream_destroy(Stream s) { return hipStreamDestroy(s); }
   static Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
+  static Error stream_query(Stream s) { return hipStreamQuery(s); }
+  static Error stream_wait_event(Stream s, Event e) { return hipStreamWaitEvent(s, e, 0); }
+  static Error event_create(Event* e) { return hipEventCreateWithFlags(e, hipEventDefault); }
+  static Error event_destroy(Event e) { return hipEventDestroy(e); }
+  static Error event_record(Event e, Stream s) { return hipEventRecord(e, s); }
+  static Error event_synchronize(Event e) { return hipEventSynchronize(e); }
+  static Error event_query(Event e) { return hipEventQuery(e); }
+  static Error event_elapsed_ms(float* ms, Event start, Event end) { return hipEventElapsedTime(ms, start, end); }
 
 #if defined(__HIP__)
+  // The one kernel launcher (api_cuda.cuh says more).
+  template <class... Params, class... Args>
+  static Error launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, Stream s,
+                      Args&&... args) {
+    kernel<<<grid, block, smem, s>>>(std::forward<Args>(args)...);
+    return hipGetLastError();
+  }
+
   template <class T>
   __device__ static T shfl_down(T v, unsigned offset, int width) {
     // Lanes outside the caller's group of `width` are inactive or unread; no mask is needed.

@@ -176,8 +176,8 @@ typename Api::Error launch_map_waves(int waves, typename Api::Stream stream, std
   constexpr std::int64_t kMaxThreadsGrid = ((std::int64_t(1) << 32) - 1) / kBlockThreads;
   const std::int64_t grid =
       clamp_grid(map_blocks_wanted<Unroll>(n, split), cap < kMaxThreadsGrid ? cap : kMaxThreadsGrid);
-  kernel<<<static_cast<unsigned>(grid), kBlockThreads, 0, stream>>>(n, split.head, split.nvec, f, y, map_inputs(in...));
-  return Api::get_last_error();
+  return Api::launch(kernel, static_cast<unsigned>(grid), kBlockThreads, 0, stream, n, split.head, split.nvec, f, y,
+                     map_inputs(in...));
 }
 
 // The built-in maps: the whole array as one grid.

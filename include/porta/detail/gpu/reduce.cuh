@@ -38,13 +38,6 @@
 #include "porta/detail/ops.hpp"
 #include "porta/detail/reduce_order.hpp"
 
-#if !defined(PORTA_GPU_REDUCE_BATCH)
-#define PORTA_GPU_REDUCE_BATCH 8  // k-steps whose loads are issued before the first is combined
-#endif
-#if !defined(PORTA_GPU_REDUCE_WAVES)
-#define PORTA_GPU_REDUCE_WAVES 0  // 0: one block per chunk; N: at most N x resident blocks
-#endif
-
 namespace porta::detail::gpu {
 
 inline constexpr int kReduceThreads = static_cast<int>(kReduceLanes / 4);
@@ -422,31 +415,31 @@ typename Api::Error reduce_pass(const L& ld, Op op, std::int64_t outer, std::int
     while (4 * group < n) group *= 2;
     const std::int64_t rows_per_block = kReduceThreads / group;
     const std::int64_t grid = clamp_grid((outer + rows_per_block - 1) / rows_per_block, kMaxGrid);
-    reduce_group_kernel<Api, T, Op, L>
-        <<<static_cast<unsigned>(grid), kReduceThreads, 0, s>>>(ld, op, outer, n, group, out);
-  } else if (inner == 1) {
-    auto kernel = reduce_rows_kernel<Api, PORTA_GPU_REDUCE_BATCH, T, Op, L>;
+    return Api::launch(reduce_group_kernel<Api, T, Op, L>, static_cast<unsigned>(grid), kReduceThreads, 0, s, ld, op,
+                       outer, n, group, out);
+  }
+  if (inner == 1) {
+    // Api::kReduceBatch and kReduceWaves: the vendor's launch policy (api_cuda.cuh).
+    auto kernel = reduce_rows_kernel<Api, Api::kReduceBatch, T, Op, L>;
     const std::int64_t items = outer * chunks;
     std::int64_t grid = items;
-    if (PORTA_GPU_REDUCE_WAVES > 0 || items > kMaxGrid) {
+    if (Api::kReduceWaves > 0 || items > kMaxGrid) {
       std::int64_t resident = 0;
       const typename Api::Error e = resident_grid<Api>(kernel, kReduceThreads, 0, &resident);
       if (e != Api::kSuccess) return e;
-      grid = clamp_grid(items, resident * (PORTA_GPU_REDUCE_WAVES > 0 ? PORTA_GPU_REDUCE_WAVES : 64));
+      grid = clamp_grid(items, resident * (Api::kReduceWaves > 0 ? Api::kReduceWaves : 64));
     }
-    kernel<<<static_cast<unsigned>(grid), kReduceThreads, 0, s>>>(ld, op, outer, n, chunks, out);
-  } else {
-    auto kernel = reduce_strided_kernel<Api, T, Op, L>;
-    int tx = 0, ty = 0;
-    reduce_strided_shape(outer * inner, n, chunks, &tx, &ty);
-    const std::int64_t items = ((outer * inner + tx - 1) / tx) * chunks;
-    std::int64_t resident = 0;
-    const typename Api::Error e = resident_grid<Api>(kernel, kReduceThreads, 0, &resident);
-    if (e != Api::kSuccess) return e;
-    const std::int64_t grid = clamp_grid(items, resident * 4);
-    kernel<<<static_cast<unsigned>(grid), dim3(tx, ty), 0, s>>>(ld, op, outer, n, inner, chunks, out);
+    return Api::launch(kernel, static_cast<unsigned>(grid), kReduceThreads, 0, s, ld, op, outer, n, chunks, out);
   }
-  return Api::get_last_error();
+  auto kernel = reduce_strided_kernel<Api, T, Op, L>;
+  int tx = 0, ty = 0;
+  reduce_strided_shape(outer * inner, n, chunks, &tx, &ty);
+  const std::int64_t items = ((outer * inner + tx - 1) / tx) * chunks;
+  std::int64_t resident = 0;
+  const typename Api::Error e = resident_grid<Api>(kernel, kReduceThreads, 0, &resident);
+  if (e != Api::kSuccess) return e;
+  const std::int64_t grid = clamp_grid(items, resident * 4);
+  return Api::launch(kernel, static_cast<unsigned>(grid), dim3(tx, ty), 0, s, ld, op, outer, n, inner, chunks, out);
 }
 
 // y[outer * inner] = the canonical reductions of x viewed as [outer, n, inner]; scratch holds

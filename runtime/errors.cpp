@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backends/common/backend_error.hpp"
-#include "backends/runtime/registry.hpp"
+#include "runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 

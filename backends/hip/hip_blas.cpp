@@ -7,8 +7,10 @@
 #include <memory>
 #include <mutex>
 
+#include <hip/hip_runtime.h>
+
+#include "backends/common/backend_error.hpp"
 #include "backends/hip/hip_blas.hpp"
-#include "backends/hip/hip_common.hpp"
 
 #if defined(PORTA_HIP_HAVE_ROCBLAS)
 #if __has_include(<rocblas/rocblas.h>)
@@ -25,6 +27,8 @@
 #endif
 
 namespace porta::detail::hip {
+
+using backend::set_error;
 
 #if defined(PORTA_HIP_HAVE_ROCBLAS) || defined(PORTA_HIP_HAVE_HIPBLAS)
 
@@ -95,10 +99,15 @@ struct DeviceBlas {
   std::mutex mutex;
 };
 
+// The plugin has validated `dev` against the same count.
 DeviceBlas& blas_of(int dev) {
   static std::once_flag once;
   static std::unique_ptr<DeviceBlas[]> slots;
-  std::call_once(once, [] { slots.reset(new DeviceBlas[device_count_cached(nullptr)]); });
+  std::call_once(once, [] {
+    int n = 0;
+    if (hipGetDeviceCount(&n) != hipSuccess) n = 0;
+    slots.reset(new DeviceBlas[n > 0 ? n : 1]);
+  });
   return slots[dev];
 }
 
@@ -111,8 +120,6 @@ porta_status gemm_t(int dev, int trans_a, int trans_b, std::int64_t m, std::int6
                     const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
                     porta_stream s) {
   constexpr const char* fn = "gemm";
-  DeviceGuard guard(dev, fn);
-  if (guard.status() != PORTA_OK) return guard.status();
   DeviceBlas& blas = blas_of(dev);
   std::call_once(blas.once, [&blas] { blas.created = ok(create(&blas.handle)); });
   if (!blas.created) return set_error(PORTA_ERR_BACKEND, "%s: cannot create a %s handle on hip:%d", fn, kLibrary, dev);
@@ -133,7 +140,7 @@ porta_status gemm_t(int dev, int trans_a, int trans_b, std::int64_t m, std::int6
 }  // namespace
 
 bool vendor_gemm_takes(porta_dtype dt, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
-                       std::int64_t ldb, std::int64_t ldc, std::uint32_t flags) {
+                       std::int64_t ldb, std::int64_t ldc, std::uint32_t flags) noexcept {
   if (flags & PORTA_GEMM_OWN_KERNEL) return false;
   if (dt != PORTA_F32 && dt != PORTA_F64) return false;
   // Empty products and k == 0 (C = beta C) are left to porta's kernel, which defines them for
@@ -144,24 +151,26 @@ bool vendor_gemm_takes(porta_dtype dt, std::int64_t m, std::int64_t n, std::int6
 
 porta_status vendor_gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n,
                          std::int64_t k, porta_scalar alpha, const void* a, std::int64_t lda, const void* b,
-                         std::int64_t ldb, porta_scalar beta, void* c, std::int64_t ldc, porta_stream s) {
+                         std::int64_t ldb, porta_scalar beta, void* c, std::int64_t ldc, porta_stream s) noexcept try {
   if (dt == PORTA_F32)
     return gemm_t<float>(dev, trans_a, trans_b, m, n, k, alpha.f32, static_cast<const float*>(a), lda,
                          static_cast<const float*>(b), ldb, beta.f32, static_cast<float*>(c), ldc, s);
   return gemm_t<double>(dev, trans_a, trans_b, m, n, k, alpha.f64, static_cast<const double*>(a), lda,
                         static_cast<const double*>(b), ldb, beta.f64, static_cast<double*>(c), ldc, s);
+} catch (...) {
+  return set_error(PORTA_ERR_BACKEND, "gemm: unexpected C++ exception around the vendor BLAS");
 }
 
 #else  // no vendor BLAS in this build
 
 bool vendor_gemm_takes(porta_dtype, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                       std::uint32_t) {
+                       std::uint32_t) noexcept {
   return false;
 }
 
 porta_status vendor_gemm(int, porta_dtype, int, int, std::int64_t, std::int64_t, std::int64_t, porta_scalar,
                          const void*, std::int64_t, const void*, std::int64_t, porta_scalar, void*, std::int64_t,
-                         porta_stream) {
+                         porta_stream) noexcept {
   return set_error(PORTA_ERR_UNSUPPORTED, "gemm: this libporta_hip.so was built without rocBLAS or hipBLAS");
 }
 

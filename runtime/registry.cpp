@@ -3,11 +3,12 @@
 // src/api/unified/symbol_manager.cpp): the CPU table is linked in, the GPU tables come from
 // libporta_cuda.so / libporta_hip.so found at run time, so a GPU build still starts where the GPU,
 // its driver or its libraries are missing, and says why.
-#include "backends/runtime/registry.hpp"
+#include "runtime/registry.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstddef>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/common/abi_entries.hpp"
 #include "backends/openmp/openmp_backend.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
@@ -55,36 +57,9 @@ void fill_stubs(porta_backend_v1& t) {
   if (t.last_error == nullptr) t.last_error = &empty_last_error;
   if (t.name == nullptr) t.name = "";
   if (t.build_info == nullptr) t.build_info = "";
-  PORTA_STUB_IF_NULL(t, device_info);
-  PORTA_STUB_IF_NULL(t, synchronize);
-  PORTA_STUB_IF_NULL(t, alloc);
-  PORTA_STUB_IF_NULL(t, free);
-  PORTA_STUB_IF_NULL(t, copy);
-  PORTA_STUB_IF_NULL(t, host_alloc);
-  PORTA_STUB_IF_NULL(t, host_free);
-  PORTA_STUB_IF_NULL(t, memory_stats);
-  PORTA_STUB_IF_NULL(t, empty_cache);
-  PORTA_STUB_IF_NULL(t, stream_create);
-  PORTA_STUB_IF_NULL(t, stream_destroy);
-  PORTA_STUB_IF_NULL(t, stream_synchronize);
-  PORTA_STUB_IF_NULL(t, stream_query);
-  PORTA_STUB_IF_NULL(t, stream_wait_event);
-  PORTA_STUB_IF_NULL(t, event_create);
-  PORTA_STUB_IF_NULL(t, event_destroy);
-  PORTA_STUB_IF_NULL(t, event_record);
-  PORTA_STUB_IF_NULL(t, event_synchronize);
-  PORTA_STUB_IF_NULL(t, event_query);
-  PORTA_STUB_IF_NULL(t, event_elapsed_ms);
-  PORTA_STUB_IF_NULL(t, fill);
-  PORTA_STUB_IF_NULL(t, iota);
-  PORTA_STUB_IF_NULL(t, cast);
-  PORTA_STUB_IF_NULL(t, unary);
-  PORTA_STUB_IF_NULL(t, binary);
-  PORTA_STUB_IF_NULL(t, binary_scalar);
-  PORTA_STUB_IF_NULL(t, axpy);
-  PORTA_STUB_IF_NULL(t, reduce);
-  PORTA_STUB_IF_NULL(t, dot);
-  PORTA_STUB_IF_NULL(t, gemm);
+#define PORTA_ABI_ENTRY(name, params, args) PORTA_STUB_IF_NULL(t, name);
+#include "porta/abi/backend_v1_entries.inc"
+#undef PORTA_ABI_ENTRY
 }
 #undef PORTA_STUB_IF_NULL
 
@@ -255,9 +230,8 @@ void load_gpu(BackendSlot& slot) {
   if (!failures.empty()) {
     slot.reason = failures;
   } else if (!slot.built) {
-    const char* up = slot.type == DeviceType::cuda ? "CUDA" : "HIP";
-    slot.reason =
-        std::string("porta was built without ") + up + " support (configure with -DPORTA_ENABLE_" + up + "=ON)";
+    slot.reason = std::string("porta was built without ") + display_name(slot.type) +
+                  " support (configure with -DPORTA_ENABLE_" + facts(slot.type)->option + "=ON)";
   } else {
     std::string searched;
     for (const auto& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
@@ -292,21 +266,33 @@ Registry& registry() {
 }  // namespace
 
 const char* display_name(DeviceType type) noexcept {
-  switch (type) {
-    case DeviceType::cpu:
-      return "CPU";
-    case DeviceType::cuda:
-      return "CUDA";
-    case DeviceType::hip:
-      return "HIP";
+  const DeviceTypeFacts* f = facts(type);
+  return f != nullptr ? f->display_name : "unknown";
+}
+
+const std::vector<DeviceType>& types_by_priority() {
+  static const std::vector<DeviceType> order = [] {
+    std::vector<DeviceType> v;
+    for (const DeviceTypeFacts& f : kDeviceTypes) v.push_back(f.type);
+    std::stable_sort(v.begin(), v.end(),
+                     [](DeviceType a, DeviceType b) { return facts(a)->priority < facts(b)->priority; });
+    return v;
+  }();
+  return order;
+}
+
+std::string unknown_type_message(int type) {
+  std::string names;
+  for (int i = 0; i < kDeviceTypeCount; ++i) {
+    if (i > 0) names += i + 1 == kDeviceTypeCount ? " or " : ", ";
+    names += kDeviceTypes[i].name;
   }
-  return "unknown";
+  return "device type " + std::to_string(type) + " is not " + names;
 }
 
 const BackendSlot& backend_slot(DeviceType type) {
   const int i = static_cast<int>(type);
-  if (i < 0 || i >= kDeviceTypeCount)
-    throw InvalidArgument("porta: device type " + std::to_string(i) + " is not cpu, cuda or hip");
+  if (i < 0 || i >= kDeviceTypeCount) throw InvalidArgument("porta: " + unknown_type_message(i));
   Registry& r = registry();
   std::call_once(r.once[static_cast<std::size_t>(i)], [&r, type, i] {
     BackendSlot& slot = r.slots[static_cast<std::size_t>(i)];

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/runtime/registry.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
+#include "runtime/registry.hpp"
 
 #ifndef PORTA_BACKENDS_BUILT
 #define PORTA_BACKENDS_BUILT "cpu"
@@ -30,9 +30,20 @@
 namespace porta {
 namespace {
 
-constexpr const char* kParseForms = "cpu, cpu:0, cuda, cuda:N, hip or hip:N (N = 0, 1, ...; lower case, no spaces)";
-constexpr const char* kSelectForms =
-    "auto, cpu, cpu:0, cuda, cuda:N, hip, hip:N, gpu or gpu:N (N = 0, 1, ...; lower case, no spaces)";
+// "cpu, cpu:0, cuda, cuda:N, hip or hip:N (...)", from the device-type table; `select` adds the
+// forms only select_device knows.
+std::string device_forms(bool select) {
+  std::vector<std::string> forms;
+  if (select) forms.emplace_back("auto");
+  for (const detail::DeviceTypeFacts& f : detail::kDeviceTypes) {
+    forms.emplace_back(f.name);
+    forms.push_back(f.type == DeviceType::cpu ? std::string("cpu:0") : std::string(f.name) + ":N");
+  }
+  if (select) forms.insert(forms.end(), {"gpu", "gpu:N"});
+  std::string s;
+  for (std::size_t i = 0; i < forms.size(); ++i) s += (i == 0 ? "" : i + 1 == forms.size() ? " or " : ", ") + forms[i];
+  return s + " (N = 0, 1, ...; lower case, no spaces)";
+}
 
 // What follows a device name: nothing (index 0) or ":N". Returns an empty string on success,
 // otherwise the parenthesised detail for the error message.
@@ -58,18 +69,13 @@ bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
 }
 
-// Parses "name" or "name:N" for name in {cpu, cuda, hip}; on failure returns the detail.
+// Parses "name" or "name:N" for every name of the device-type table; on failure returns the detail.
 std::string parse_device(std::string_view text, Device& out) {
   if (text.empty()) return " (empty string)";
   for (char c : text)
     if (std::isspace(static_cast<unsigned char>(c))) return " (no spaces allowed)";
-  struct Name {
-    const char* text;
-    DeviceType type;
-  };
-  static const Name names[] = {{"cuda", DeviceType::cuda}, {"cpu", DeviceType::cpu}, {"hip", DeviceType::hip}};
-  for (const Name& n : names) {
-    const std::string_view name = n.text;
+  for (const detail::DeviceTypeFacts& n : detail::kDeviceTypes) {
+    const std::string_view name = n.name;
     if (!starts_with(text, name)) continue;
     const std::string_view rest = text.substr(name.size());
     if (!rest.empty() && rest[0] != ':') continue;  // "cudax" is not "cuda"
@@ -91,8 +97,8 @@ std::string parse_device(std::string_view text, Device& out) {
 }
 
 Device best_device() {
-  if (detail::backend_slot(DeviceType::cuda).device_count > 0) return Device(DeviceType::cuda, 0);
-  if (detail::backend_slot(DeviceType::hip).device_count > 0) return Device(DeviceType::hip, 0);
+  for (DeviceType t : detail::types_by_priority())
+    if (t != DeviceType::cpu && detail::backend_slot(t).device_count > 0) return Device(t, 0);
   return Device(DeviceType::cpu, 0);
 }
 
@@ -105,24 +111,25 @@ Device select_impl(std::string_view text, const std::string& invalid_prefix, con
     std::string err = parse_index(text.substr(3), index);
     if (!err.empty())
       throw InvalidArgument(invalid_prefix + "\"" + std::string(text) + "\" is not a device" + err + "; expected " +
-                            kSelectForms);
-    for (DeviceType t : {DeviceType::cuda, DeviceType::hip}) {
+                            device_forms(true));
+    std::string reasons;
+    for (DeviceType t : detail::types_by_priority()) {
+      if (t == DeviceType::cpu) continue;
       const detail::BackendSlot& slot = detail::backend_slot(t);
+      reasons += std::string(reasons.empty() ? "" : "; ") + detail::display_name(t) + ": " + slot.reason;
       if (slot.device_count == 0) continue;
       if (index >= slot.device_count)
         throw Unavailable(unavailable_prefix + std::string(text) + ": only " + std::to_string(slot.device_count) + " " +
                           detail::display_name(t) + " device(s) present");
       return Device(t, index);
     }
-    throw Unavailable(unavailable_prefix + std::string(text) +
-                      ": no GPU is available (CUDA: " + detail::backend_slot(DeviceType::cuda).reason +
-                      "; HIP: " + detail::backend_slot(DeviceType::hip).reason + ")");
+    throw Unavailable(unavailable_prefix + std::string(text) + ": no GPU is available (" + reasons + ")");
   }
   Device d;
   std::string err = parse_device(text, d);
   if (!err.empty())
     throw InvalidArgument(invalid_prefix + "\"" + std::string(text) + "\" is not a device" + err + "; expected " +
-                          kSelectForms);
+                          device_forms(true));
   std::string problem = detail::device_problem(d);
   if (!problem.empty()) throw Unavailable(unavailable_prefix + std::string(text) + ": " + problem);
   return d;
@@ -153,15 +160,8 @@ DeviceInfo convert(Device device, const porta_device_info_v1& in) {
 }  // namespace
 
 const char* to_string(DeviceType type) noexcept {
-  switch (type) {
-    case DeviceType::cpu:
-      return "cpu";
-    case DeviceType::cuda:
-      return "cuda";
-    case DeviceType::hip:
-      return "hip";
-  }
-  return "unknown";
+  const detail::DeviceTypeFacts* f = detail::facts(type);
+  return f != nullptr ? f->name : "unknown";
 }
 
 Device Device::parse(std::string_view text) {
@@ -169,7 +169,7 @@ Device Device::parse(std::string_view text) {
   std::string err = parse_device(text, d);
   if (!err.empty())
     throw InvalidArgument("porta::Device::parse: \"" + std::string(text) + "\" is not a device" + err + "; expected " +
-                          kParseForms);
+                          device_forms(false));
   return d;
 }
 
@@ -182,11 +182,10 @@ std::string Device::to_string() const {
 
 std::vector<Device> devices() {
   std::vector<Device> out;
-  for (DeviceType t : {DeviceType::cuda, DeviceType::hip}) {
+  for (DeviceType t : detail::types_by_priority()) {
     const int n = detail::backend_slot(t).device_count;
     for (int i = 0; i < n; ++i) out.emplace_back(t, i);
   }
-  if (detail::backend_slot(DeviceType::cpu).device_count > 0) out.emplace_back(DeviceType::cpu, 0);
   return out;
 }
 
@@ -203,7 +202,7 @@ bool is_available(Device device) {
 
 std::string unavailable_reason(DeviceType type) {
   const int i = static_cast<int>(type);
-  if (i < 0 || i >= kDeviceTypeCount) return "device type " + std::to_string(i) + " is not cpu, cuda or hip";
+  if (i < 0 || i >= kDeviceTypeCount) return detail::unknown_type_message(i);
   return detail::backend_slot(type).reason;
 }
 
@@ -242,7 +241,8 @@ DeviceInfo device_info(Device device) {
 
 std::string describe(Device device) {
   const DeviceInfo info = device_info(device);
-  const char* unit = device.type == DeviceType::cuda ? "SMs" : device.type == DeviceType::hip ? "CUs" : "threads";
+  const detail::DeviceTypeFacts* f = detail::facts(device.type);
+  const char* unit = f != nullptr ? f->units : "units";
   std::string s = device.to_string() + " " + (info.name.empty() ? std::string("(unnamed)") : info.name) + " (" +
                   std::to_string(info.compute_units) + " " + unit;
   if (info.total_memory > 0) s += ", " + detail::format_bytes(info.total_memory);
@@ -251,7 +251,8 @@ std::string describe(Device device) {
 
 std::vector<BackendStatus> backend_status() {
   std::vector<BackendStatus> out;
-  for (DeviceType t : {DeviceType::cpu, DeviceType::cuda, DeviceType::hip}) {
+  for (const detail::DeviceTypeFacts& f : detail::kDeviceTypes) {
+    const DeviceType t = f.type;
     const detail::BackendSlot& slot = detail::backend_slot(t);
     BackendStatus s;
     s.type = t;

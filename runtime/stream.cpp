@@ -2,7 +2,7 @@
 // porta::Stream and porta::Event over the backend table.
 #include <string>
 
-#include "backends/runtime/registry.hpp"
+#include "runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"

@@ -5,7 +5,7 @@
 #include <new>
 #include <string>
 
-#include "backends/runtime/registry.hpp"
+#include "runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
