@@ -79,9 +79,14 @@ class CMakeBuild(build_ext):
             shutil.copyfile(plugin, os.path.join(dest, os.path.basename(plugin)))
 
 
+# setuptools' own folders (build/lib.*, bdist.*, egg-info) go under the CMake build folder that
+# is packed, or under build/ (ignored by git): never into python/, and two wheels made from two
+# build trees at once do not share them.
+_work = os.path.join(os.environ.get("PORTA_PREBUILT_DIR") or os.path.join(ROOT, "build"), "python-setuptools")
+os.makedirs(_work, exist_ok=True)
+
 setup(
     ext_modules=[Extension("porta._porta", sources=[])],  # built by CMake; marks the wheel as platform-specific
     cmdclass={"build_ext": CMakeBuild},
-    # egg-info and setuptools' own build folders stay under build/ (ignored by git), not in python/.
-    options={"egg_info": {"egg_base": os.path.relpath(os.path.join(ROOT, "build"), os.getcwd())}},
+    options={"build": {"build_base": _work}, "egg_info": {"egg_base": _work}},
 )
