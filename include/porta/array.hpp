@@ -14,11 +14,14 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,15 +38,33 @@ class Shape {
   static constexpr int kMaxRank = 4;
 
   Shape() noexcept = default;  // rank 0: one element
+  // InvalidArgument for a rank above 4, a negative dimension, or dimensions whose product overflows
+  // a 64-bit integer. As in NumPy, zero dimensions do not excuse the others: {2^32, 2^32, 0} is
+  // rejected too, so that every sub-product (a matmul result, the outer and inner extents of an
+  // axis reduction, a reshape) of a valid Shape is itself valid and size() never overflows.
   Shape(std::initializer_list<std::int64_t> dims) {
     if (dims.size() > static_cast<std::size_t>(kMaxRank)) detail::throw_invalid("porta::Shape", "rank above 4");
+    std::int64_t nonzero = 1;
+    bool overflow = false;
     for (std::int64_t d : dims) {
-      if (d < 0) detail::throw_invalid("porta::Shape", "negative dimension");
+      if (d < 0)
+        detail::throw_invalid("porta::Shape", ("negative dimension " + std::to_string(d) + " (dimension " +
+                                               std::to_string(rank_) + ")")
+                                                  .c_str());
+      if (d > 0) {
+        overflow = overflow || nonzero > std::numeric_limits<std::int64_t>::max() / d;
+        if (!overflow) nonzero *= d;
+      }
       dims_[static_cast<std::size_t>(rank_++)] = d;
     }
+    if (overflow)
+      detail::throw_invalid("porta::Shape", (to_string() + " has more elements than a 64-bit integer counts (the "
+                                                           "product of its dimensions exceeds 2^63 - 1)")
+                                                .c_str());
   }
   int rank() const noexcept { return rank_; }
   std::int64_t operator[](int i) const noexcept { return dims_[static_cast<std::size_t>(i)]; }
+  // Cannot overflow: the constructor checked the product.
   std::int64_t size() const noexcept {
     std::int64_t n = 1;
     for (int i = 0; i < rank_; ++i) n *= dims_[static_cast<std::size_t>(i)];
@@ -281,21 +302,75 @@ template <class T>
 Array<T> ones(Shape shape, Device device = default_device()) {
   return full<T>(shape, T(1), device);
 }
+namespace detail {
+
+// The length of arange(start, stop, step): NumPy's ceil((stop - start) / step), exact for integers
+// (a double would drop the last units above 2^53). Where that is not a length, an InvalidArgument
+// naming arange and the cause, not a float-to-integer conversion that C++ leaves undefined: a NaN
+// (NumPy: "cannot compute length") or infinite argument, or more elements than an int64 counts.
+template <class T>
+std::int64_t arange_length(T start, T stop, T step) {
+  constexpr const char* fn = "porta::arange";
+  if (step == T(0)) throw_invalid(fn, "step is zero");
+  if constexpr (std::is_floating_point_v<T>) {
+    const char* names[] = {"start", "stop", "step"};
+    const T values[] = {start, stop, step};
+    for (int i = 0; i < 3; ++i) {
+      if (std::isnan(values[i]))
+        throw_invalid(fn, (std::string(names[i]) + " is NaN: the length is undefined").c_str());
+      if (std::isinf(values[i]))
+        throw_invalid(fn, (std::string(names[i]) + " is " + (values[i] > 0 ? "inf" : "-inf") +
+                           ": start, stop and step must be finite")
+                              .c_str());
+    }
+    const double count =
+        std::ceil((static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step));
+    if (!(count < 9223372036854775808.0))  // 2^63; also catches a quotient that overflowed to inf
+      throw_invalid(fn, ("(stop - start) / step = " + std::to_string(count) +
+                         " elements: more than a 64-bit integer counts")
+                            .c_str());
+    return count > 0 ? static_cast<std::int64_t>(count) : 0;
+  } else {
+    if (stop == start || (step > 0) != (stop > start)) return 0;
+    using U = std::make_unsigned_t<T>;
+    // Distances and |step| in the unsigned type: exact, where stop - start or -step can overflow T.
+    const std::uint64_t dist = step > 0 ? U(U(stop) - U(start)) : U(U(start) - U(stop));
+    const std::uint64_t mag = step > 0 ? U(step) : U(U(0) - U(step));
+    const std::uint64_t n = dist / mag + (dist % mag != 0 ? 1 : 0);
+    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throw_invalid(fn, (std::to_string(n) + " elements: more than a 64-bit integer counts").c_str());
+    return static_cast<std::int64_t>(n);
+  }
+}
+
+}  // namespace detail
+
 // start, start + step, ... below stop (above stop for a negative step), as NumPy's arange.
+// InvalidArgument for a zero step, a NaN or infinite argument, or a length above 2^63 - 1.
 template <class T>
 Array<T> arange(T start, T stop, T step = T(1), Device device = default_device()) {
-  if (step == T(0)) detail::throw_invalid("porta::arange", "step is zero");
-  double count = (static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step);
-  std::int64_t n = count > 0 ? static_cast<std::int64_t>(count) : 0;
-  if (n > 0 && static_cast<double>(n) < count) ++n;  // ceil
+  const std::int64_t n = detail::arange_length(start, stop, step);
+  (void)detail::checked_bytes(n, sizeof(T), "porta::arange");  // name arange, not Array, in the error
   Array<T> a(Shape{n}, device);
   detail::iota(device, detail::dtype_of<T>(), n, detail::to_scalar(start), detail::to_scalar(step), a.data(), nullptr);
   return a;
 }
-// 0, 1, ..., n-1
+// 0, 1, ..., n-1 (empty for n <= 0, as NumPy's arange(n)). For an integer T, n - 1 must fit in T.
 template <class T>
 Array<T> arange(std::int64_t n, Device device = default_device()) {
-  return arange<T>(T(0), static_cast<T>(n), T(1), device);
+  if constexpr (std::is_integral_v<T>) {
+    // Not arange(T(0), T(n)): T(n) would wrap (arange<int32_t>(2^32 + 5) would give 5 elements).
+    if (n > 0 && n - 1 > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
+      detail::throw_invalid("porta::arange", ("n = " + std::to_string(n) + ": the last value " + std::to_string(n - 1) +
+                                              " does not fit in " + detail::dtype_name(detail::dtype_of<T>()))
+                                                 .c_str());
+  }
+  const std::int64_t len = n > 0 ? n : 0;
+  (void)detail::checked_bytes(len, sizeof(T), "porta::arange");
+  Array<T> a(Shape{len}, device);
+  detail::iota(device, detail::dtype_of<T>(), len, detail::to_scalar(T(0)), detail::to_scalar(T(1)), a.data(),
+               nullptr);
+  return a;
 }
 
 }  // namespace porta

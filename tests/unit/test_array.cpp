@@ -2,6 +2,7 @@
 // Arrays: shapes, host round trips, factories, clone, to(device), reshape, views, moved-from use,
 // out-of-memory, memory statistics.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,38 @@ TEST_CASE("Shape", "[array]") {
   CHECK_THROWS_AS((Shape{1, 2, 3, 4, 5}), porta::InvalidArgument);
   CHECK_THROWS_WITH((Shape{1, 2, 3, 4, 5}), Contains("porta::Shape"));
   CHECK_THROWS_AS((Shape{3, -1}), porta::InvalidArgument);
+  CHECK_THROWS_WITH((Shape{3, -1}), Contains("porta::Shape") && Contains("-1"));
+}
+
+TEST_CASE("Shape: the element count fits in 64 bits, up to the last one", "[array][overflow]") {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t p31 = std::int64_t{1} << 31, p32 = std::int64_t{1} << 32;
+  // the largest counts are fine (a Shape is only numbers; allocating them is Array's business)
+  CHECK(Shape{max}.size() == max);
+  CHECK(Shape{max, 1, 1, 1}.size() == max);
+  CHECK(Shape{std::int64_t{1} << 62, 1}.size() == std::int64_t{1} << 62);
+  CHECK(Shape{p31, p31, 0}.size() == 0);
+  CHECK(Shape{0, max}.size() == 0);
+  CHECK(Shape{3, 0, p31, p31 / 2}.size() == 0);  // 3 * 2^61 nonzero: fits
+  // one past: 2^63, and products that wrapped to a small or zero size() before issue 19
+  for (const auto& dims : std::vector<std::vector<std::int64_t>>{
+           {std::int64_t{1} << 62, 2}, {p32, p32}, {65536, 65536, 65536, 65536}, {(std::int64_t{1} << 62) + 1, 4},
+           {max, 2}, {3, max / 2}, {0, p32, p32}, {p32, p32, 0}, {2, 2, 2, std::int64_t{1} << 61}}) {
+    INFO(dims.size() << " dimensions, the first " << dims[0]);
+    const auto make = [&]() -> Shape {
+      switch (dims.size()) {
+        case 2:
+          return Shape{dims[0], dims[1]};
+        case 3:
+          return Shape{dims[0], dims[1], dims[2]};
+        default:
+          return Shape{dims[0], dims[1], dims[2], dims[3]};
+      }
+    };
+    CHECK_THROWS_AS(make(), porta::InvalidArgument);
+    CHECK_THROWS_WITH(make(), Contains("porta::Shape") && Contains("2^63 - 1"));
+  }
+  CHECK(Shape{3, max / 3}.size() == 3 * (max / 3));
 }
 
 TEMPLATE_TEST_CASE("Array from/to_vector round trip, shapes up to 4-D", "[array]", PORTA_TEST_TYPES) {
@@ -294,6 +327,8 @@ TEST_CASE("zero-element arrays are valid", "[array]") {
   CHECK(c.to_vector().empty());
 }
 
+// [oom]: the failed cudaMallocAsync/hipMallocAsync is the point, so under compute-sanitizer memcheck
+// this test runs with --report-api-errors no (docs/testing.md); memory access checking stays on.
 TEST_CASE("an impossible allocation is OutOfMemory and the next one works", "[array][errors][memory][oom]") {
   const Device dev = PORTA_TEST_DEVICE();
   const std::uint64_t bytes = std::uint64_t{1} << 50;  // 1 PiB
