@@ -3,6 +3,7 @@
 // include/porta/detail/reduce_order.hpp, so everything done here on the host (the division of a
 // mean, the square root of norm2, NaN canonicalisation) is itself deterministic and keeps the
 // results bit-identical across backends.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 #include "algorithms/common.hpp"
 #include "porta/algorithms.hpp"
 #include "porta/detail/ops.hpp"
+#include "porta/detail/reduce_order.hpp"
 
 namespace porta {
 namespace detail {
@@ -93,6 +95,40 @@ Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x, int 
   return out;
 }
 
+// The sum of an integer array in double, for mean: NumPy's rule (integers accumulate in float64),
+// so it never wraps where the sum in T would (the mean of int32 {INT32_MAX, INT32_MAX} is
+// 2147483647, not -1). Bit for bit the canonical sum of cast<double>(x), on every backend, without
+// a double copy of x: blocks of whole canonical chunks are converted into one bounded temporary,
+// each chunk is summed as a row of an axis reduction (a row of kReduceChunk elements is exactly one
+// chunk of the canonical order), and the chunk sums are then reduced, which is the canonical
+// order's next level. Only existing backend entries (cast, reduce), so every backend has it.
+template <class T>
+double integer_sum_as_double(const Call& c, const Array<T>& x, const Stream& stream) {
+  constexpr std::int64_t kBlockChunks = 32;  // 1 Mi elements, 8 MiB of doubles per block
+  const std::int64_t n = x.size();
+  const std::int64_t chunks = reduce_chunk_count(n);
+  const std::int64_t block = std::min(chunks, kBlockChunks) * kReduceChunk;
+  Array<double> tmp(Shape{std::min(n, block)}, c.device, stream);
+  Array<double> partial(Shape{chunks > 1 ? chunks : 0}, c.device, stream);
+  for (std::int64_t b = 0; b < n; b += block) {
+    const std::int64_t len = std::min(block, n - b);
+    c.check(c.t().cast(c.dev(), dtype_of<T>(), PORTA_F64, len, x.data() + b, tmp.data(), c.stream));
+    if (chunks == 1) break;
+    const std::int64_t rows = len / kReduceChunk, tail = len % kReduceChunk;
+    double* p = partial.data() + b / kReduceChunk;
+    if (rows > 0)
+      c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, rows, kReduceChunk, 1, tmp.data(), p, c.stream));
+    if (tail > 0)
+      c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, 1, tail, 1, tmp.data() + rows * kReduceChunk,
+                           p + rows, c.stream));
+  }
+  const double* last = chunks == 1 ? tmp.data() : partial.data();
+  const std::int64_t last_n = chunks == 1 ? n : chunks;
+  return read_device_scalar<double>(c, [&](double* y) {
+    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, 1, last_n, 1, last, y, c.stream));
+  });
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -123,11 +159,13 @@ double mean(const Array<T>& x, const Stream& stream) {
     (void)detail::make_call(fn, x.device(), stream);
     detail::throw_invalid(fn, "the array is empty (mean of no elements is undefined)");
   }
-  const T s = detail::reduce_full<T>(PORTA_REDUCE_SUM, fn, x, stream);
   if constexpr (std::is_floating_point_v<T>) {
+    const T s = detail::reduce_full<T>(PORTA_REDUCE_SUM, fn, x, stream);
     return static_cast<double>(detail::canonical_nan(static_cast<T>(s / static_cast<T>(n))));
   } else {
-    return static_cast<double>(s) / static_cast<double>(n);
+    const Device dev = detail::check_args(fn, {detail::arg("x", x)});
+    const detail::Call c = detail::make_call(fn, dev, stream);
+    return detail::integer_sum_as_double(c, x, stream) / static_cast<double>(n);
   }
 }
 

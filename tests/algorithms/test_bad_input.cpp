@@ -2,6 +2,7 @@
 // Bad input: the right porta::Error subclass, a message that names the function and the values,
 // and outputs left untouched by a failed call.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -176,4 +177,112 @@ TEST_CASE("failed calls leave the process usable and leak nothing", "[errors][me
   porta::synchronize(dev);
   CHECK(porta::memory_stats(dev).bytes_in_use == before);
   CHECK(porta::sum(porta::ones<float>({10}, dev)) == 10.0f);
+}
+
+// ---- issue 19: bad input tried from outside (an independent tester, public headers and docs only) --
+
+namespace {
+constexpr std::int64_t k2p32 = std::int64_t{1} << 32;
+constexpr std::int64_t k2p62 = std::int64_t{1} << 62;
+}  // namespace
+
+TEST_CASE("shapes whose element count overflows 64 bits are InvalidArgument", "[errors][overflow][array]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  // Each of these was accepted with a wrapped size() (UBSan: signed overflow in Shape::size).
+  CHECK_THROWS_AS(Array<float>(Shape{k2p32, k2p32}, dev), porta::InvalidArgument);
+  CHECK_THROWS_WITH(Array<float>(Shape{k2p32, k2p32}, dev),
+                    Contains("porta::Shape") && Contains("4294967296x4294967296"));
+  CHECK_THROWS_AS(Array<double>(Shape{65536, 65536, 65536, 65536}, dev), porta::InvalidArgument);
+  // A zero dimension does not excuse the others (NumPy's rule): otherwise a reduction or a matmul
+  // would derive a non-empty shape with a wrapped size from it.
+  CHECK_THROWS_AS((Shape{0, k2p62, k2p62}), porta::InvalidArgument);
+  CHECK_THROWS_AS((Shape{k2p32, k2p32, 0}), porta::InvalidArgument);
+
+  const std::vector<float> four{1, 2, 3, 4};
+  CHECK_THROWS_AS(Array<float>::from(four, Shape{k2p62 + 1, 4}, dev), porta::InvalidArgument);
+
+  Sentinel a(Shape{4}, dev);
+  CHECK_THROWS_AS(a.arr.reshape(Shape{k2p32, k2p32}), porta::InvalidArgument);
+  CHECK(a.arr.shape() == Shape{4});
+  CHECK(a.untouched());
+  CHECK(porta::sum(a.arr) == 0.5f + 1.5f + 2.5f + 3.5f);
+}
+
+TEST_CASE("results whose shape would overflow are refused before anything runs", "[errors][overflow][matmul]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  // {2^32, 0} x {0, 2^32} is a 2^32 x 2^32 result: not an empty one.
+  const Array<float> a(Shape{k2p32, 0}, dev);
+  const Array<float> b(Shape{0, k2p32}, dev);
+  CHECK(a.size() == 0);
+  CHECK_THROWS_AS(porta::matmul(a, b), porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::matmul(a, b), Contains("4294967296x4294967296"));
+  // An empty axis of a valid shape: min/max have no identity, sum's result does not fit in memory.
+  const Array<float> e(Shape{0, std::int64_t{1} << 31, std::int64_t{1} << 31}, dev);
+  CHECK_THROWS_AS(porta::max(e, 0), porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::max(e, 0), Contains("porta::max"));
+  CHECK_THROWS_AS(porta::sum(e, 0), porta::Error);  // 2^62 floats: 2^64 bytes do not fit a size_t
+  CHECK(porta::sum(e, 1).size() == 0);               // an empty result is fine
+}
+
+TEMPLATE_TEST_CASE("arange of NaN, infinite or uncountable bounds names arange and the cause", "[errors][arange]",
+                   float, double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  // was "porta::Shape: negative dimension" after an undefined float-to-integer conversion
+  CHECK_THROWS_AS(porta::arange<T>(T(0), inf, T(1), dev), porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::arange<T>(T(0), inf, T(1), dev), Contains("porta::arange") && Contains("stop is inf"));
+  CHECK_THROWS_WITH(porta::arange<T>(-inf, T(0), T(1), dev), Contains("porta::arange") && Contains("start is -inf"));
+  CHECK_THROWS_WITH(porta::arange<T>(T(0), T(1), inf, dev), Contains("porta::arange") && Contains("step is inf"));
+  // was an empty array; NumPy raises
+  CHECK_THROWS_AS(porta::arange<T>(T(0), nan, T(1), dev), porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::arange<T>(T(0), nan, T(1), dev), Contains("porta::arange") && Contains("stop is NaN"));
+  CHECK_THROWS_WITH(porta::arange<T>(nan, T(1), T(1), dev), Contains("start is NaN"));
+  CHECK_THROWS_WITH(porta::arange<T>(T(0), T(1), nan, dev), Contains("step is NaN"));
+  // finite, but more elements than an int64 counts, or than the address space holds
+  CHECK_THROWS_WITH(porta::arange<T>(T(0), T(1e19), T(1), dev), Contains("porta::arange"));
+  CHECK_THROWS_WITH(porta::arange<T>(-std::numeric_limits<T>::max(), std::numeric_limits<T>::max(), T(1), dev),
+                    Contains("porta::arange"));
+  CHECK_THROWS_WITH(porta::arange<T>(T(0), T(8.0e18), T(1), dev), Contains("porta::arange"));
+}
+
+TEMPLATE_TEST_CASE("integer arange counts exactly at the ends of the type", "[arange][overflow]", std::int32_t,
+                   std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  // stop - start and -step overflow T here; a count through double rounds (int64: to 0 elements).
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::arange<T>(T(hi - 10), hi, T(3), dev).to_vector(),
+                                               std::vector<T>{T(hi - 10), T(hi - 7), T(hi - 4), T(hi - 1)}));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::arange<T>(lo, T(lo + 5), T(2), dev).to_vector(),
+                                               std::vector<T>{lo, T(lo + 2), T(lo + 4)}));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::arange<T>(T(5), T(-5), lo, dev).to_vector(), std::vector<T>{5}));
+  const T quarter = T(hi / 4 + 1);  // 2^(w-3): eight steps cover [lo, hi)
+  CHECK(porta::arange<T>(lo, hi, quarter, dev).size() == 8);
+  CHECK(porta::arange<T>(hi, lo, T(-quarter), dev).size() == 8);
+  if constexpr (sizeof(T) == 8) {
+    CHECK_THROWS_WITH(porta::arange<T>(lo, hi, T(1), dev), Contains("porta::arange"));  // 2^64 - 1 elements
+    CHECK_THROWS_WITH(porta::arange<T>(T(0), hi, T(1), dev), Contains("porta::arange"));  // 2^66 bytes
+  } else {
+    // arange(n) converted n to int32 first: 2^32 + 5 gave 5 elements
+    CHECK_THROWS_AS(porta::arange<T>(k2p32 + 5, dev), porta::InvalidArgument);
+    CHECK_THROWS_WITH(porta::arange<T>(k2p32 + 5, dev), Contains("porta::arange") && Contains("int32"));
+  }
+  CHECK(porta::arange<T>(std::int64_t{-3}, dev).size() == 0);
+}
+
+TEST_CASE("mean of integers does not wrap: it accumulates in double, as NumPy", "[reduce][overflow]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  constexpr std::int32_t i32max = std::numeric_limits<std::int32_t>::max();
+  constexpr std::int64_t i64max = std::numeric_limits<std::int64_t>::max();
+  // was -1.0: the int32 sum wrapped before the division
+  CHECK(porta::mean(Array<std::int32_t>::from({i32max, i32max}, dev)) == 2147483647.0);
+  CHECK(porta::mean(Array<std::int32_t>::from({-i32max - 1, -i32max - 1, -i32max - 1}, dev)) == -2147483648.0);
+  // int64 elements convert to double (rounding above 2^53), as NumPy's float64 accumulator
+  CHECK(porta::mean(Array<std::int64_t>::from({i64max, i64max}, dev)) == 9223372036854775808.0);
+  // sum keeps the array's type and wraps (two's complement): the documented rule; cast to widen
+  CHECK(porta::sum(Array<std::int32_t>::from({i32max, 1}, dev)) == -i32max - 1);
+  CHECK(porta::sum(porta::cast<std::int64_t>(Array<std::int32_t>::from({i32max, 1}, dev))) ==
+        std::int64_t{i32max} + 1);
 }

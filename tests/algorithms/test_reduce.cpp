@@ -302,3 +302,26 @@ TEMPLATE_TEST_CASE("min and max order -0.0 below +0.0; sums keep the sign of zer
     CHECK_BITS(porta::max(all_neg), nz);
   }
 }
+
+TEMPLATE_TEST_CASE("mean of integers is the canonical sum of the values as double, divided by n",
+                   "[reduce][integer][determinism]", std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  // Elements near the ends of the type, so that the sum in T wraps for every n > 2 and only the
+  // double accumulation gives the mean. Sizes around the chunk (32768) and around the 32-chunk
+  // blocks that porta converts at a time (1048576), so every way of splitting is compared with the
+  // reference: the one canonical order over the converted values (docs/determinism.md).
+  const T big = std::numeric_limits<T>::max() / 2;
+  for (std::int64_t n : {1, 2, 3, 32767, 32768, 32769, 65536 + 5, 1048576, 1048577, 2 * 1048576 + 3 * 32768 + 17}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto h = porta_test::nonzero<T>(rng, n, big, std::numeric_limits<T>::max());
+    std::vector<double> hd(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) hd[i] = static_cast<double>(h[i]);
+    const double expected = ref::reduce(hd, ref::Op::sum) / static_cast<double>(n);
+    const auto x = Array<T>::from(h, dev);
+    CHECK_BITS(porta::mean(x), expected);
+    // the same bits as the public route: the double sum of the converted array
+    CHECK_BITS(porta::mean(x), porta::sum(porta::cast<double>(x)) / static_cast<double>(n));
+  }
+}
