@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "backends/runtime/registry.hpp"
+#include "runtime/registry.hpp"
 #include "porta/array.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
