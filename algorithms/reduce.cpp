@@ -119,8 +119,8 @@ double integer_sum_as_double(const Call& c, const Array<T>& x, const Stream& str
     if (rows > 0)
       c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, rows, kReduceChunk, 1, tmp.data(), p, c.stream));
     if (tail > 0)
-      c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, 1, tail, 1, tmp.data() + rows * kReduceChunk,
-                           p + rows, c.stream));
+      c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, 1, tail, 1, tmp.data() + rows * kReduceChunk, p + rows,
+                           c.stream));
   }
   const double* last = chunks == 1 ? tmp.data() : partial.data();
   const std::int64_t last_n = chunks == 1 ? n : chunks;

@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -48,9 +48,9 @@ class Shape {
     bool overflow = false;
     for (std::int64_t d : dims) {
       if (d < 0)
-        detail::throw_invalid("porta::Shape", ("negative dimension " + std::to_string(d) + " (dimension " +
-                                               std::to_string(rank_) + ")")
-                                                  .c_str());
+        detail::throw_invalid(
+            "porta::Shape",
+            ("negative dimension " + std::to_string(d) + " (dimension " + std::to_string(rank_) + ")").c_str());
       if (d > 0) {
         overflow = overflow || nonzero > std::numeric_limits<std::int64_t>::max() / d;
         if (!overflow) nonzero *= d;
@@ -326,9 +326,9 @@ std::int64_t arange_length(T start, T stop, T step) {
     const double count =
         std::ceil((static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step));
     if (!(count < 9223372036854775808.0))  // 2^63; also catches a quotient that overflowed to inf
-      throw_invalid(fn, ("(stop - start) / step = " + std::to_string(count) +
-                         " elements: more than a 64-bit integer counts")
-                            .c_str());
+      throw_invalid(
+          fn, ("(stop - start) / step = " + std::to_string(count) + " elements: more than a 64-bit integer counts")
+                  .c_str());
     return count > 0 ? static_cast<std::int64_t>(count) : 0;
   } else {
     if (stop == start || (step > 0) != (stop > start)) return 0;
@@ -368,8 +368,7 @@ Array<T> arange(std::int64_t n, Device device = default_device()) {
   const std::int64_t len = n > 0 ? n : 0;
   (void)detail::checked_bytes(len, sizeof(T), "porta::arange");
   Array<T> a(Shape{len}, device);
-  detail::iota(device, detail::dtype_of<T>(), len, detail::to_scalar(T(0)), detail::to_scalar(T(1)), a.data(),
-               nullptr);
+  detail::iota(device, detail::dtype_of<T>(), len, detail::to_scalar(T(0)), detail::to_scalar(T(1)), a.data(), nullptr);
   return a;
 }
 

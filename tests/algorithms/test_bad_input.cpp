@@ -221,7 +221,7 @@ TEST_CASE("results whose shape would overflow are refused before anything runs",
   CHECK_THROWS_AS(porta::max(e, 0), porta::InvalidArgument);
   CHECK_THROWS_WITH(porta::max(e, 0), Contains("porta::max"));
   CHECK_THROWS_AS(porta::sum(e, 0), porta::Error);  // 2^62 floats: 2^64 bytes do not fit a size_t
-  CHECK(porta::sum(e, 1).size() == 0);               // an empty result is fine
+  CHECK(porta::sum(e, 1).size() == 0);              // an empty result is fine
 }
 
 TEMPLATE_TEST_CASE("arange of NaN, infinite or uncountable bounds names arange and the cause", "[errors][arange]",
@@ -262,7 +262,7 @@ TEMPLATE_TEST_CASE("integer arange counts exactly at the ends of the type", "[ar
   CHECK(porta::arange<T>(lo, hi, quarter, dev).size() == 8);
   CHECK(porta::arange<T>(hi, lo, T(-quarter), dev).size() == 8);
   if constexpr (sizeof(T) == 8) {
-    CHECK_THROWS_WITH(porta::arange<T>(lo, hi, T(1), dev), Contains("porta::arange"));  // 2^64 - 1 elements
+    CHECK_THROWS_WITH(porta::arange<T>(lo, hi, T(1), dev), Contains("porta::arange"));    // 2^64 - 1 elements
     CHECK_THROWS_WITH(porta::arange<T>(T(0), hi, T(1), dev), Contains("porta::arange"));  // 2^66 bytes
   } else {
     // arange(n) converted n to int32 first: 2^32 + 5 gave 5 elements
@@ -283,6 +283,5 @@ TEST_CASE("mean of integers does not wrap: it accumulates in double, as NumPy", 
   CHECK(porta::mean(Array<std::int64_t>::from({i64max, i64max}, dev)) == 9223372036854775808.0);
   // sum keeps the array's type and wraps (two's complement): the documented rule; cast to widen
   CHECK(porta::sum(Array<std::int32_t>::from({i32max, 1}, dev)) == -i32max - 1);
-  CHECK(porta::sum(porta::cast<std::int64_t>(Array<std::int32_t>::from({i32max, 1}, dev))) ==
-        std::int64_t{i32max} + 1);
+  CHECK(porta::sum(porta::cast<std::int64_t>(Array<std::int32_t>::from({i32max, 1}, dev))) == std::int64_t{i32max} + 1);
 }
