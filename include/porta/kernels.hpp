@@ -403,7 +403,9 @@ auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op,
     r = detail::reduce_canonical_cpu<T>(n, op, detail::CastLoad<T, decltype(load)>{&load}, range.grain());
   } else {
 #if PORTA_GPU_COMPILER
-    r = detail::gpu_user::transform_reduce<T>(device, n, op, load, stream.native_handle(), fn);
+    // A grain of at most 32 index points says each term is heavy: worth its own GPU thread.
+    const bool heavy = range.grain() > 0 && range.grain() <= 32;
+    r = detail::gpu_user::transform_reduce<T>(device, n, op, load, heavy, stream.native_handle(), fn);
 #else
     detail::throw_not_gpu_tu(fn, device);
 #endif

@@ -72,7 +72,8 @@ class Range {
   // At least g index points per CPU task: how much work one point is. 0 (the default) lets porta
   // measure it (it times the first points and goes parallel when the rest is worth a thread team);
   // 1 says every point is heavy (an n-body row), 4096 that points are a few instructions each.
-  // GPUs ignore it.
+  // GPUs: parallel_for ignores it; transform_reduce with a grain of at most 32 evaluates every term
+  // in its own thread before reducing (worth it for expensive terms, a loss for cheap ones).
   Range grain(std::int64_t g) const {
     if (g < 0) detail::throw_invalid("porta::Range::grain", "the grain must be >= 0");
     Range r = *this;

@@ -334,7 +334,9 @@ TEMPLATE_TEST_CASE("parallel_for over 2-D ranges: every point once, nothing outs
   const Case cases[] = {{1, 1, {0, 0}, {1, 1}, {0, 0}},          {7, 300, {0, 0}, {7, 300}, {0, 0}},
                         {33, 65, {1, 1}, {32, 64}, {4, 16}},     {1000, 3, {0, 1}, {1000, 3}, {0, 0}},
                         {130, 257, {2, 5}, {129, 250}, {3, 100}}, {64, 64, {0, 0}, {64, 64}, {64, 1}},
-                        {5, 9, {2, 3}, {2, 9}, {0, 0}}};  // empty in the first dimension
+                        {5, 9, {2, 3}, {2, 9}, {0, 0}},  // empty in the first dimension
+                        // more rows than a GPU grid covers (65535 blocks of 8): the strided kernel
+                        {600000, 2, {0, 0}, {600000, 2}, {0, 0}}};
   for (const Case& c : cases) {
     INFO(c.n0 << " x " << c.n1 << ", [" << c.b[0] << ", " << c.e[0] << ") x [" << c.b[1] << ", " << c.e[1]
               << "), tile " << c.tile[0] << " x " << c.tile[1] << " on " << dev.to_string());
@@ -366,7 +368,8 @@ TEST_CASE("parallel_for over 3-D ranges", "[kernels][range]") {
   const Case cases[] = {{5, 6, 7, {0, 0, 0}, {5, 6, 7}, {0, 0, 0}},
                         {3, 1, 257, {0, 0, 1}, {3, 1, 256}, {1, 1, 64}},
                         {4, 70, 40, {1, 2, 3}, {4, 69, 40}, {2, 8, 16}},
-                        {2, 3, 4, {0, 0, 0}, {2, 3, 0}, {0, 0, 0}}};
+                        {2, 3, 4, {0, 0, 0}, {2, 3, 0}, {0, 0, 0}},
+                        {140000, 1, 2, {0, 0, 0}, {140000, 1, 2}, {0, 0, 0}}};  // past grid z: strided
   for (const Case& c : cases) {
     INFO(c.n0 << " x " << c.n1 << " x " << c.n2 << ", tile " << c.tile[0] << " x " << c.tile[1] << " x " << c.tile[2]
               << " on " << dev.to_string());

@@ -84,8 +84,12 @@ void cpu_for_blocks(std::int64_t n, std::int64_t grain, Body&& body) {
     return;
   }
 #if defined(_OPENMP)
-  const std::int64_t begin = done;
-  const std::int64_t len = n - done;
+  // The split is OpenMP's static one over all of [0, n), so that each thread touches the same part
+  // call after call (caches, first-touch pages), as a plain `omp parallel for` would; the calling
+  // thread (thread 0) skips the probed items its part began with. Only when the probe ran past that
+  // part is the rest split afresh.
+  const std::int64_t begin = done <= n / threads ? 0 : done;
+  const std::int64_t len = n - begin;
   std::atomic<bool> failed{false};
   std::exception_ptr error;
 #pragma omp parallel num_threads(threads)
@@ -94,8 +98,9 @@ void cpu_for_blocks(std::int64_t n, std::int64_t grain, Body&& body) {
     const std::int64_t t = omp_get_thread_num();
     // Contiguous near-equal parts, written so that nothing overflows for any len.
     const std::int64_t q = len / nt, r = len % nt;
-    const std::int64_t b = begin + t * q + (t < r ? t : r);
+    std::int64_t b = begin + t * q + (t < r ? t : r);
     const std::int64_t e = b + q + (t < r ? 1 : 0);
+    if (b < done) b = done < e ? done : e;  // already run by the probe
     try {
       if (b < e) body(b, e);
     } catch (...) {

@@ -57,28 +57,43 @@ __global__ void parallel_for_kernel(std::int64_t lo, std::int64_t hi, F f) {
     f(i);
 }
 
-// 2-D and 3-D: x is the last (contiguous) dimension, so a warp touches consecutive addresses; every
-// dimension strides, since grid y and z stop at 65535 blocks.
-template <class F>
+// 2-D and 3-D: x is the last (contiguous) dimension, so a warp touches consecutive addresses. When
+// the grid covers the range (Cover, nearly always: only grid y and z stop at 65535 blocks) a thread
+// takes its one point, exactly as a hand-written stencil kernel does; otherwise every dimension
+// strides.
+template <bool Cover, class F>
 __global__ void parallel_for_2d_kernel(std::int64_t lo0, std::int64_t hi0, std::int64_t lo1, std::int64_t hi1, F f) {
-  const std::int64_t s0 = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
-  const std::int64_t s1 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = lo0 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; i < hi0; i += s0)
-    for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < hi1; j += s1)
-      f(i, j);
+  std::int64_t i = lo0 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
+  if constexpr (Cover) {
+    const std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < hi0 && j < hi1) f(i, j);
+  } else {
+    const std::int64_t s0 = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
+    const std::int64_t s1 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (; i < hi0; i += s0)
+      for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < hi1; j += s1)
+        f(i, j);
+  }
 }
 
-template <class F>
+template <bool Cover, class F>
 __global__ void parallel_for_3d_kernel(std::int64_t lo0, std::int64_t hi0, std::int64_t lo1, std::int64_t hi1,
                                        std::int64_t lo2, std::int64_t hi2, F f) {
-  const std::int64_t s0 = static_cast<std::int64_t>(gridDim.z) * blockDim.z;
-  const std::int64_t s1 = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
-  const std::int64_t s2 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = lo0 + static_cast<std::int64_t>(blockIdx.z) * blockDim.z + threadIdx.z; i < hi0; i += s0)
-    for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; j < hi1; j += s1)
-      for (std::int64_t k = lo2 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < hi2;
-           k += s2)
-        f(i, j, k);
+  std::int64_t i = lo0 + static_cast<std::int64_t>(blockIdx.z) * blockDim.z + threadIdx.z;
+  if constexpr (Cover) {
+    const std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
+    const std::int64_t k = lo2 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < hi0 && j < hi1 && k < hi2) f(i, j, k);
+  } else {
+    const std::int64_t s0 = static_cast<std::int64_t>(gridDim.z) * blockDim.z;
+    const std::int64_t s1 = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
+    const std::int64_t s2 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (; i < hi0; i += s0)
+      for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; j < hi1; j += s1)
+        for (std::int64_t k = lo2 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < hi2;
+             k += s2)
+          f(i, j, k);
+  }
 }
 
 // Thread-block shape of a range: its tile when given (x = last dimension), else 32 x 8 (2-D) or
@@ -122,12 +137,19 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
     kernel<<<static_cast<unsigned>(grid), block, 0, stream>>>(range.begin(0), range.end(0), f);
   } else if constexpr (Rank == 2) {
     const dim3 grid(grid_extent(range.extent(1), block.x, gpu::kMaxGrid), grid_extent(range.extent(0), block.y, 65535));
-    parallel_for_2d_kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1), f);
+    const bool cover = static_cast<std::int64_t>(grid.x) * block.x >= range.extent(1) &&
+                       static_cast<std::int64_t>(grid.y) * block.y >= range.extent(0);
+    const auto kernel = cover ? parallel_for_2d_kernel<true, F> : parallel_for_2d_kernel<false, F>;
+    kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1), f);
   } else {
     const dim3 grid(grid_extent(range.extent(2), block.x, gpu::kMaxGrid), grid_extent(range.extent(1), block.y, 65535),
                     grid_extent(range.extent(0), block.z, 65535));
-    parallel_for_3d_kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1),
-                                                       range.begin(2), range.end(2), f);
+    const bool cover = static_cast<std::int64_t>(grid.x) * block.x >= range.extent(2) &&
+                       static_cast<std::int64_t>(grid.y) * block.y >= range.extent(1) &&
+                       static_cast<std::int64_t>(grid.z) * block.z >= range.extent(0);
+    const auto kernel = cover ? parallel_for_3d_kernel<true, F> : parallel_for_3d_kernel<false, F>;
+    kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1), range.begin(2),
+                                       range.end(2), f);
   }
   e = Api::get_last_error();
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
@@ -158,10 +180,10 @@ __global__ void materialize_kernel(std::int64_t n, F f, T* out) {
 // The canonical order gives one block per chunk of 32768 terms, which is plenty for a sum of an
 // array but leaves an H200 nearly idle for a few thousand expensive terms (an n-body energy: one
 // block). The terms themselves are independent, only their combination is ordered, so when there
-// are fewer chunks than multiprocessors every f(i) is first evaluated by its own thread into
+// are fewer chunks than multiprocessors every f(i) may first be evaluated by its own thread into
 // scratch, and the canonical reduction then reads that scratch: the same values in the same order.
 template <class T, class Op, class F>
-T transform_reduce(Device device, std::int64_t n, Op op, F f, void* native_stream, const char* fn) {
+T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* native_stream, const char* fn) {
   enter(device, fn);
   if (n <= 0) return Op::template identity<T>();
   const auto s = static_cast<Api::Stream>(native_stream);
@@ -169,7 +191,11 @@ T transform_reduce(Device device, std::int64_t n, Op op, F f, void* native_strea
   Api::Error e = Api::get_device(&dev);
   if (e == Api::kSuccess) e = Api::multiprocessor_count(dev, &sms);
   if (e != Api::kSuccess) throw_api_error(fn, device, "reading the device's properties", e);
-  const bool materialize = reduce_chunk_count(n) < sms;
+  // Materialising costs a launch and a write and read of the terms, a loss for cheap terms, so it is
+  // taken only where the direct kernel would starve the GPU whatever the terms cost (at most 4
+  // chunks: 1024 threads), or where the caller said the terms are heavy (heavy: a grain <= 32).
+  const std::int64_t chunks = reduce_chunk_count(n);
+  const bool materialize = chunks < sms && (chunks <= 4 || heavy);
   // [terms (materialize only)] [partials, 256-byte aligned so that their passes use vector loads] [result]
   const std::int64_t terms = materialize ? (n + 63) / 64 * 64 : 0;
   const std::int64_t parts = gpu::reduce_scratch_elems(1, n, 1);
