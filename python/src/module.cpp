@@ -48,7 +48,9 @@ py::object wrap(Array<T>&& a) {
   return py::cast(std::make_shared<ArrayBox>(ArrayBox{AnyArray(std::move(a))}));
 }
 
-[[noreturn]] void invalid(const std::string& fn, const std::string& msg) { throw InvalidArgument(fn + ": " + msg); }
+[[noreturn]] void invalid(const std::string& fn, const std::string& msg) {
+  throw InvalidArgument(fn + ": " + msg);
+}
 
 [[noreturn]] void buffer_error(const std::string& msg) {
   PyErr_SetString(PyExc_BufferError, msg.c_str());
@@ -58,7 +60,9 @@ py::object wrap(Array<T>&& a) {
 porta_dtype dtype_of(const ArrayBox& b) {
   return std::visit([](const auto& a) { return detail::dtype_of<value_of<decltype(a)>>(); }, b.v);
 }
-const char* dtype_name(const ArrayBox& b) { return detail::dtype_name(dtype_of(b)); }
+const char* dtype_name(const ArrayBox& b) {
+  return detail::dtype_name(dtype_of(b));
+}
 
 // "float32", "float64", "int32", "int64" and their NumPy aliases; dtype objects of NumPy, PyTorch
 // and CuPy arrive here as their names (porta/__init__.py normalises them).
@@ -322,7 +326,9 @@ extern "C" int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   }
 }
 
-extern "C" void array_releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferShape*>(view->internal); }
+extern "C" void array_releasebuffer(PyObject*, Py_buffer* view) {
+  delete static_cast<BufferShape*>(view->internal);
+}
 
 // ---- DLPack: export --------------------------------------------------------------------------------
 dlpack::DataType dl_dtype(porta_dtype dt) {
@@ -362,7 +368,9 @@ struct ExportCtx {
 // The deleters run wherever the consumer drops the tensor, with or without the GIL: dropping the
 // array frees porta memory (no Python involved), or for a borrowed array releases the producer's
 // capsule, which takes the GIL itself (ImportOwner).
-void export_deleter(dlpack::ManagedTensor* self) { delete static_cast<ExportCtx*>(self->manager_ctx); }
+void export_deleter(dlpack::ManagedTensor* self) {
+  delete static_cast<ExportCtx*>(self->manager_ctx);
+}
 void export_deleter_versioned(dlpack::ManagedTensorVersioned* self) {
   delete static_cast<ExportCtx*>(self->manager_ctx);
 }
@@ -554,13 +562,13 @@ std::optional<Device> porta_device_of(int type, int id) {
 }
 
 std::string dl_dtype_name(dlpack::DataType d) {
-  const char* kind = d.code == dlpack::kDLInt      ? "int"
-                     : d.code == dlpack::kDLUInt   ? "uint"
-                     : d.code == dlpack::kDLFloat  ? "float"
-                     : d.code == dlpack::kDLBfloat ? "bfloat"
-                     : d.code == dlpack::kDLBool   ? "bool"
+  const char* kind = d.code == dlpack::kDLInt       ? "int"
+                     : d.code == dlpack::kDLUInt    ? "uint"
+                     : d.code == dlpack::kDLFloat   ? "float"
+                     : d.code == dlpack::kDLBfloat  ? "bfloat"
+                     : d.code == dlpack::kDLBool    ? "bool"
                      : d.code == dlpack::kDLComplex ? "complex"
-                                                     : "code";
+                                                    : "code";
   std::string s = kind + std::to_string(d.bits);
   if (d.lanes != 1) s += "x" + std::to_string(d.lanes);
   return s;
@@ -617,9 +625,9 @@ py::object consume_capsule(py::handle cap, py::handle copy) {
                  " is not one porta runs on (CPU, CUDA, ROCm)");
   check_device_usable(*dev, fn);
   const auto dt = porta_dtype_of(t->dtype);
-  if (!dt) invalid(fn, "dtype " + dl_dtype_name(t->dtype) + " is not supported (porta has float32, float64, int32 and int64)");
-  if (t->ndim < 0 || t->ndim > Shape::kMaxRank)
-    invalid(fn, "rank " + std::to_string(t->ndim) + " is above porta's 4");
+  if (!dt)
+    invalid(fn, "dtype " + dl_dtype_name(t->dtype) + " is not supported (porta has float32, float64, int32 and int64)");
+  if (t->ndim < 0 || t->ndim > Shape::kMaxRank) invalid(fn, "rank " + std::to_string(t->ndim) + " is above porta's 4");
   std::vector<std::int64_t> dims(t->shape, t->shape + t->ndim);
   std::int64_t n = 1;
   for (std::int64_t d : dims) n *= d;
@@ -627,8 +635,9 @@ py::object consume_capsule(py::handle cap, py::handle copy) {
     std::int64_t expect = 1;
     for (int i = t->ndim - 1; i >= 0; --i) {
       if (dims[static_cast<std::size_t>(i)] != 1 && t->strides[i] != expect)
-        invalid(fn, "the tensor is not C-contiguous (strides differ from row-major); porta arrays are contiguous: "
-                    "call .contiguous() (PyTorch) or ascontiguousarray (NumPy, CuPy) first");
+        invalid(fn,
+                "the tensor is not C-contiguous (strides differ from row-major); porta arrays are contiguous: "
+                "call .contiguous() (PyTorch) or ascontiguousarray (NumPy, CuPy) first");
       expect *= dims[static_cast<std::size_t>(i)];
     }
   }
@@ -637,7 +646,8 @@ py::object consume_capsule(py::handle cap, py::handle copy) {
   if (reinterpret_cast<std::uintptr_t>(data) % itemsize != 0)
     invalid(fn, "the tensor's data is not aligned to its element size");
   if (read_only && copy_false)
-    buffer_error(std::string(fn) + ": the tensor is read-only and porta arrays are writable: a copy is needed (copy=False)");
+    buffer_error(std::string(fn) +
+                 ": the tensor is read-only and porta arrays are writable: a copy is needed (copy=False)");
   const Shape shape = make_shape(dims, fn);
 
   if (PyCapsule_SetName(cap.ptr(), versioned ? dlpack::kCapsuleVersionedUsed : dlpack::kCapsuleUsed) != 0)
@@ -889,7 +899,7 @@ py::object reshape(BoxPtr box, py::args args) {
   const char* fn = "porta.Array.reshape";
   py::object spec = args.size() == 1 ? py::object(args[0]) : py::object(args);
   std::vector<std::int64_t> dims = py::isinstance<py::int_>(spec) ? std::vector<std::int64_t>{spec.cast<std::int64_t>()}
-                                                                   : spec.cast<std::vector<std::int64_t>>();
+                                                                  : spec.cast<std::vector<std::int64_t>>();
   return std::visit(
       [&](auto& a) -> py::object {
         using T = value_of<decltype(a)>;
@@ -924,8 +934,8 @@ std::string repr(ArrayBox& b) {
   return std::visit(
       [&](auto& a) {
         if (!a.valid()) return std::string("porta.Array(moved from)");
-        return "porta.Array(shape=" + py::str(shape_tuple(a.shape())).cast<std::string>() + ", dtype=" +
-               dtype_name(b) + ", device='" + a.device().to_string() + "')";
+        return "porta.Array(shape=" + py::str(shape_tuple(a.shape())).cast<std::string>() + ", dtype=" + dtype_name(b) +
+               ", device='" + a.device().to_string() + "')";
       },
       b.v);
 }
@@ -1037,15 +1047,18 @@ PYBIND11_MODULE(_porta, m) {
   m.def("devices", &porta::devices, "Every usable device: CUDA, then HIP, then the CPU.");
   m.def("default_device", &porta::default_device,
         "set_default_device()'s, else PORTA_DEVICE's, else cuda:0, else hip:0, else cpu.");
-  m.def("set_default_device", [](py::handle d) { porta::set_default_device(pp::device_arg(d)); }, py::arg("device"));
-  m.def("select_device", [](const std::string& s) { return porta::select_device(s); }, py::arg("name"),
-        "Like Device(name), also 'gpu' and 'auto'; an unavailable device is porta.Unavailable saying why.");
+  m.def(
+      "set_default_device", [](py::handle d) { porta::set_default_device(pp::device_arg(d)); }, py::arg("device"));
+  m.def(
+      "select_device", [](const std::string& s) { return porta::select_device(s); }, py::arg("name"),
+      "Like Device(name), also 'gpu' and 'auto'; an unavailable device is porta.Unavailable saying why.");
   m.def(
       "is_available",
       [](py::handle d) {
         if (py::isinstance<py::str>(d)) {
           const std::string s = d.cast<std::string>();
-          if (s.find(':') == std::string::npos) return porta::is_available(pp::device_type_arg("porta.is_available", s));
+          if (s.find(':') == std::string::npos)
+            return porta::is_available(pp::device_type_arg("porta.is_available", s));
           return porta::is_available(Device::parse(s));
         }
         return porta::is_available(d.cast<Device>());
@@ -1053,11 +1066,15 @@ PYBIND11_MODULE(_porta, m) {
       py::arg("device"));
   m.def(
       "unavailable_reason",
-      [](const std::string& type) { return porta::unavailable_reason(pp::device_type_arg("porta.unavailable_reason", type)); },
+      [](const std::string& type) {
+        return porta::unavailable_reason(pp::device_type_arg("porta.unavailable_reason", type));
+      },
       py::arg("type"));
-  m.def("device_info", [](py::handle d) { return pp::device_info_dict(porta::device_info(pp::device_arg(d))); },
-        py::arg("device") = py::none());
-  m.def("describe", [](py::handle d) { return porta::describe(pp::device_arg(d)); }, py::arg("device") = py::none());
+  m.def(
+      "device_info", [](py::handle d) { return pp::device_info_dict(porta::device_info(pp::device_arg(d))); },
+      py::arg("device") = py::none());
+  m.def(
+      "describe", [](py::handle d) { return porta::describe(pp::device_arg(d)); }, py::arg("device") = py::none());
   m.def("build_info", &porta::build_info);
   m.def("info", &pp::info, "What porta-info --json prints, as a dict.");
   m.def(
@@ -1072,7 +1089,8 @@ PYBIND11_MODULE(_porta, m) {
         return r;
       },
       py::arg("device") = py::none());
-  m.def("empty_cache", [](py::handle d) { porta::empty_cache(pp::device_arg(d)); }, py::arg("device") = py::none());
+  m.def(
+      "empty_cache", [](py::handle d) { porta::empty_cache(pp::device_arg(d)); }, py::arg("device") = py::none());
   m.def(
       "synchronize",
       [](py::handle d) {
@@ -1086,12 +1104,13 @@ PYBIND11_MODULE(_porta, m) {
   py::class_<Stream>(m, "Stream", "A stream of a device: work on one stream runs in order.")
       .def(py::init([](py::handle d) { return std::make_unique<Stream>(pp::device_arg(d)); }),
            py::arg("device") = py::none())
-      .def_static("default", [](py::handle d) { return Stream::default_stream(pp::device_arg(d)); },
-                  py::arg("device") = py::none(), "The default stream of a device (not owned).")
+      .def_static(
+          "default", [](py::handle d) { return Stream::default_stream(pp::device_arg(d)); },
+          py::arg("device") = py::none(), "The default stream of a device (not owned).")
       .def_property_readonly("device", &Stream::device)
-      .def_property_readonly("handle",
-                             [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.native_handle()); },
-                             "cudaStream_t / hipStream_t as an int (0: the default stream)")
+      .def_property_readonly(
+          "handle", [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.native_handle()); },
+          "cudaStream_t / hipStream_t as an int (0: the default stream)")
       .def("synchronize",
            [](const Stream& s) {
              py::gil_scoped_release nogil;
@@ -1103,8 +1122,9 @@ PYBIND11_MODULE(_porta, m) {
       .def(py::init([](py::handle d) { return std::make_unique<porta::Event>(pp::device_arg(d)); }),
            py::arg("device") = py::none())
       .def_property_readonly("device", &porta::Event::device)
-      .def("record", [](porta::Event& e, const Stream* s) { e.record(pp::stream_arg(s)); },
-           py::arg("stream") = py::none())
+      .def(
+          "record", [](porta::Event& e, const Stream* s) { e.record(pp::stream_arg(s)); },
+          py::arg("stream") = py::none())
       .def("synchronize",
            [](const porta::Event& e) {
              py::gil_scoped_release nogil;
@@ -1124,10 +1144,8 @@ PYBIND11_MODULE(_porta, m) {
     heap->as_buffer.bf_releasebuffer = pp::array_releasebuffer;
   }
   array
-      .def_property_readonly("shape",
-                             [](ArrayBox& b) {
-                               return std::visit([](auto& a) { return pp::shape_tuple(a.shape()); }, b.v);
-                             })
+      .def_property_readonly(
+          "shape", [](ArrayBox& b) { return std::visit([](auto& a) { return pp::shape_tuple(a.shape()); }, b.v); })
       .def_property_readonly("dtype", [](ArrayBox& b) { return std::string(pp::dtype_name(b)); })
       .def_property_readonly("device", [](ArrayBox& b) { return std::visit([](auto& a) { return a.device(); }, b.v); })
       .def_property_readonly("ndim", [](ArrayBox& b) { return std::visit([](auto& a) { return a.rank(); }, b.v); })
@@ -1266,12 +1284,12 @@ PYBIND11_MODULE(_porta, m) {
         "A porta.Array on the memory of a DLPack tensor (NumPy, PyTorch, CuPy, ...): no copy.");
 
   // ---- maps ----
-#define PORTA_PY_BINARY(name)                                                                          \
-  m.def(                                                                                               \
-      #name,                                                                                           \
-      [](py::handle a, py::handle b, py::handle out, const Stream* s) {                                \
-        return pp::binary("porta." #name, a, b, out, s, PORTA_PY_FORWARD(name));                       \
-      },                                                                                               \
+#define PORTA_PY_BINARY(name)                                                    \
+  m.def(                                                                         \
+      #name,                                                                     \
+      [](py::handle a, py::handle b, py::handle out, const Stream* s) {          \
+        return pp::binary("porta." #name, a, b, out, s, PORTA_PY_FORWARD(name)); \
+      },                                                                         \
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("out") = py::none(), py::arg("stream") = py::none());
   PORTA_PY_BINARY(add)
   PORTA_PY_BINARY(sub)
@@ -1308,12 +1326,12 @@ PYBIND11_MODULE(_porta, m) {
             g->v);
       },
       py::arg("grad"), py::arg("x"), py::kw_only(), py::arg("out") = py::none(), py::arg("stream") = py::none());
-#define PORTA_PY_UNARY(name)                                                                         \
-  m.def(                                                                                             \
-      #name,                                                                                         \
-      [](py::handle x, py::handle out, const Stream* s) {                                            \
-        return pp::unary("porta." #name, x, out, s, PORTA_PY_FORWARD(name));                         \
-      },                                                                                             \
+#define PORTA_PY_UNARY(name)                                                 \
+  m.def(                                                                     \
+      #name,                                                                 \
+      [](py::handle x, py::handle out, const Stream* s) {                    \
+        return pp::unary("porta." #name, x, out, s, PORTA_PY_FORWARD(name)); \
+      },                                                                     \
       py::arg("x"), py::kw_only(), py::arg("out") = py::none(), py::arg("stream") = py::none());
   PORTA_PY_UNARY(neg)
   PORTA_PY_UNARY(abs)
@@ -1401,12 +1419,12 @@ PYBIND11_MODULE(_porta, m) {
       "dst = src; across devices this is the explicit move of data.");
 
   // ---- reductions ----
-#define PORTA_PY_REDUCE(name, doc)                                                                         \
-  m.def(                                                                                                   \
-      #name,                                                                                               \
-      [](ArrayBox& x, py::handle axis, const Stream* s) {                                                  \
-        return pp::reduction("porta." #name, x, axis, s, PORTA_PY_FORWARD(name), PORTA_PY_FORWARD(name));  \
-      },                                                                                                   \
+#define PORTA_PY_REDUCE(name, doc)                                                                        \
+  m.def(                                                                                                  \
+      #name,                                                                                              \
+      [](ArrayBox& x, py::handle axis, const Stream* s) {                                                 \
+        return pp::reduction("porta." #name, x, axis, s, PORTA_PY_FORWARD(name), PORTA_PY_FORWARD(name)); \
+      },                                                                                                  \
       py::arg("x"), py::arg("axis") = py::none(), py::kw_only(), py::arg("stream") = py::none(), doc);
   PORTA_PY_REDUCE(sum, "Sum: a number (axis None) or an array without that axis; the same bits on every device.")
   PORTA_PY_REDUCE(prod, "Product, full or along an axis.")
