@@ -7,9 +7,8 @@
 #include <memory>
 #include <mutex>
 
-#include <hip/hip_runtime.h>
-
 #include "backends/common/backend_error.hpp"
+#include "backends/gpu/plugin.hpp"
 #include "backends/hip/hip_blas.hpp"
 
 #if defined(PORTA_HIP_HAVE_ROCBLAS)
@@ -99,18 +98,6 @@ struct DeviceBlas {
   std::mutex mutex;
 };
 
-// The plugin has validated `dev` against the same count.
-DeviceBlas& blas_of(int dev) {
-  static std::once_flag once;
-  static std::unique_ptr<DeviceBlas[]> slots;
-  std::call_once(once, [] {
-    int n = 0;
-    if (hipGetDeviceCount(&n) != hipSuccess) n = 0;
-    slots.reset(new DeviceBlas[n > 0 ? n : 1]);
-  });
-  return slots[dev];
-}
-
 bool fits_int(std::int64_t v) {
   return v >= 0 && v <= INT_MAX;
 }
@@ -120,7 +107,7 @@ porta_status gemm_t(int dev, int trans_a, int trans_b, std::int64_t m, std::int6
                     const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc,
                     porta_stream s) {
   constexpr const char* fn = "gemm";
-  DeviceBlas& blas = blas_of(dev);
+  DeviceBlas& blas = gpu::per_device<DeviceBlas, gpu::ApiHip>(dev);
   std::call_once(blas.once, [&blas] { blas.created = ok(create(&blas.handle)); });
   if (!blas.created) return set_error(PORTA_ERR_BACKEND, "%s: cannot create a %s handle on hip:%d", fn, kLibrary, dev);
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same buffers, with the

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// libporta_cuda.so: the GPU plugin of backends/gpu/plugin.hpp over the CUDA runtime (ApiCuda). What
+// is CUDA's own lives here: why there is no device, the build line, and the cuBLAS glue. Loading
+// the library touches no driver: the first call that needs one is device_count, which never fails,
+// so a CUDA build runs on CPU-only machines. Compiled as CUDA (nvcc), as the kernels it launches.
+#include <cublas_v2.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "backends/gpu/plugin.hpp"
+
+#ifndef PORTA_CUDA_ARCH_TEXT
+#define PORTA_CUDA_ARCH_TEXT "unknown"
+#endif
+
+namespace porta::detail::gpu {
+PORTA_GPU_EXTERN_KERNELS(ApiCuda)
+}
+
+namespace porta::detail::cuda {
+namespace {
+
+using backend::set_error;
+
+porta_status blas_error(const char* call, cublasStatus_t st) noexcept {
+  (void)cudaGetLastError();
+  return set_error(st == CUBLAS_STATUS_ALLOC_FAILED ? PORTA_ERR_OOM : PORTA_ERR_BACKEND, "gemm: %s: %s (%s)", call,
+                   cublasGetStatusString(st), cublasGetStatusName(st));
+}
+
+// One handle per device, created on first use; a mutex guards each set-stream + gemm pair, since
+// a handle must not be used by two threads at once (the call only enqueues work). Handles live
+// until exit: destroying them from a static destructor could run after the runtime is gone.
+struct DeviceBlas {
+  std::mutex mutex;
+  cublasHandle_t handle = nullptr;
+};
+
+struct Cuda {
+  using Api = gpu::ApiCuda;
+
+  static std::string no_device_reason(cudaError_t e, int) {
+    char buf[512];
+    int runtime = 0;
+    (void)cudaRuntimeGetVersion(&runtime);
+    if (e == cudaErrorInsufficientDriver) {
+      std::snprintf(buf, sizeof buf,
+                    "CUDA driver is not installed, or is older than CUDA runtime %d.%d needs "
+                    "(cudaErrorInsufficientDriver: %s)",
+                    runtime / 1000, (runtime % 1000) / 10, cudaGetErrorString(e));
+    } else if (e == cudaErrorNoDevice) {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      std::snprintf(buf, sizeof buf, "no CUDA device found (cudaErrorNoDevice: %s)%s%s%s", cudaGetErrorString(e),
+                    visible ? "; CUDA_VISIBLE_DEVICES=\"" : "", visible ? visible : "", visible ? "\"" : "");
+    } else if (e != cudaSuccess) {
+      std::snprintf(buf, sizeof buf, "cudaGetDeviceCount failed: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    } else {
+      std::snprintf(buf, sizeof buf, "no CUDA device found (cudaGetDeviceCount returned 0)");
+    }
+    return buf;
+  }
+
+  // The runtime this plugin was built with (the shared libcudart it loads must match its major)
+  // and the cuBLAS it runs with.
+  static const char* build_info() noexcept {
+    static char text[320] = "";
+    static std::once_flag once;
+    std::call_once(once, []() noexcept {
+      int major = 0, minor = 0, patch = 0;
+      char blas[64];
+      if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+          cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+          cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS) {
+        std::snprintf(blas, sizeof blas, "cuBLAS %d.%d.%d", major, minor, patch);
+      } else {
+        std::snprintf(blas, sizeof blas, "cuBLAS %d.%d (headers)", CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR);
+      }
+      std::snprintf(text, sizeof text, "CUDA runtime %d.%d, %s, architectures: %s", CUDART_VERSION / 1000,
+                    (CUDART_VERSION % 1000) / 10, blas, PORTA_CUDA_ARCH_TEXT);
+    });
+    return text;
+  }
+
+  // float/double go to cuBLAS (64-bit interface: every size fits) unless porta's kernel was asked
+  // for; k == 0 (C = beta C) is porta's kernel, which defines it for every leading dimension.
+  static bool blas_takes(porta_dtype dt, std::int64_t, std::int64_t, std::int64_t k, std::int64_t, std::int64_t,
+                         std::int64_t, std::uint32_t flags) noexcept {
+    return (dt == PORTA_F32 || dt == PORTA_F64) && (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0;
+  }
+
+  // Row-major C[m x n] = alpha op(A) op(B) + beta C through column-major cuBLAS: the buffers of
+  // row-major A, B, C are column-major A^T, B^T, C^T, and C^T = op(B)^T op(A)^T, so cuBLAS gets the
+  // operands swapped, each with its own transpose flag, and the dimensions n x m x k.
+  static porta_status blas_gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n,
+                                std::int64_t k, porta_scalar alpha, const void* a, std::int64_t lda, const void* b,
+                                std::int64_t ldb, porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t flags,
+                                porta_stream s) noexcept try {
+    DeviceBlas& ds = gpu::per_device<DeviceBlas, Api>(dev);
+    std::lock_guard<std::mutex> lock(ds.mutex);
+    if (ds.handle == nullptr) {
+      cublasHandle_t h = nullptr;
+      const cublasStatus_t st = cublasCreate(&h);
+      if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasCreate", st);
+      // Default math: fp32 stays fp32 (no TF32 unless a call asks for it through its compute type).
+      const cublasStatus_t mm = cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+      if (mm != CUBLAS_STATUS_SUCCESS) {
+        cublasDestroy(h);
+        return blas_error("cublasSetMathMode", mm);
+      }
+      ds.handle = h;
+    }
+    cublasStatus_t st = cublasSetStream(ds.handle, reinterpret_cast<cudaStream_t>(s));
+    if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSetStream", st);
+    const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    // cuBLAS wants leading dimensions of at least 1 even for empty operands.
+    if (lda < 1) lda = 1;
+    if (ldb < 1) ldb = 1;
+    const bool f32 = dt == PORTA_F32;
+    const cudaDataType_t type = f32 ? CUDA_R_32F : CUDA_R_64F;
+    const cublasComputeType_t compute = !f32                              ? CUBLAS_COMPUTE_64F
+                                        : (flags & PORTA_GEMM_ALLOW_TF32) ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                          : CUBLAS_COMPUTE_32F;
+    const void* al = f32 ? static_cast<const void*>(&alpha.f32) : static_cast<const void*>(&alpha.f64);
+    const void* be = f32 ? static_cast<const void*>(&beta.f32) : static_cast<const void*>(&beta.f64);
+    st = cublasGemmEx_64(ds.handle, op_b, op_a, n, m, k, al, b, type, ldb, a, type, lda, be, c, type, ldc, compute,
+                         CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasGemmEx", st);
+    return PORTA_OK;
+  } catch (...) {
+    return set_error(PORTA_ERR_BACKEND, "gemm: unexpected C++ exception around cuBLAS");
+  }
+};
+
+}  // namespace
+}  // namespace porta::detail::cuda
+
+extern "C" __attribute__((visibility("default"))) const porta_backend_v1* porta_backend_entry_v1(void) {
+  return porta::detail::gpu::Plugin<porta::detail::cuda::Cuda>::table();
+}

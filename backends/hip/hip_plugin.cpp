@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// libporta_hip.so: the GPU plugin of backends/gpu/plugin.hpp over the HIP runtime (ApiHip). What is
+// HIP's own lives here: why there is no device, the build line, and the rocBLAS/hipBLAS glue
+// (hip_blas.cpp). Compiled with CMake's HIP language (ROCm's clang), as every source of the plugin.
+#include <hip/hip_version.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "backends/gpu/plugin.hpp"
+#include "backends/hip/hip_blas.hpp"
+
+#ifndef PORTA_HIP_TARGETS
+#define PORTA_HIP_TARGETS "?"
+#endif
+#ifndef PORTA_HIP_BLAS_INFO
+#define PORTA_HIP_BLAS_INFO "rocBLAS: not found (porta GEMM kernel)"
+#endif
+
+#define PORTA_HIP_STR2(x) #x
+#define PORTA_HIP_STR(x) PORTA_HIP_STR2(x)
+
+namespace porta::detail::gpu {
+PORTA_GPU_EXTERN_KERNELS(ApiHip)
+}
+
+namespace porta::detail::hip {
+namespace {
+
+struct Hip {
+  using Api = gpu::ApiHip;
+
+  // The HIP runtime reports the same hipErrorNoDevice whether the kernel driver is missing, the
+  // container lacks /dev/kfd, the user may not open it, or the visibility variables hide every
+  // GPU, so look at those first and say which one it is.
+  static std::string no_device_reason(hipError_t e, int n) {
+    std::string why;
+    struct stat st {};
+    if (stat("/dev/kfd", &st) != 0) {
+      why =
+          "no ROCm-capable AMD GPU: /dev/kfd does not exist (the amdgpu kernel driver is not loaded, or the "
+          "device is not passed into this container)";
+    } else if (access("/dev/kfd", R_OK | W_OK) != 0) {
+      why =
+          "no ROCm-capable AMD GPU usable: /dev/kfd exists but this user may not open it (add the user to "
+          "the 'render' and 'video' groups)";
+    } else if (e == hipErrorInsufficientDriver) {
+      why = "the AMD GPU driver is too old for this HIP runtime";
+    } else {
+      why = "no ROCm-capable AMD GPU found";
+    }
+    for (const char* var : {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+      if (const char* v = std::getenv(var)) why += std::string(" (") + var + "=\"" + v + "\")";
+    }
+    if (e != hipSuccess) {
+      why += std::string(" (HIP runtime: hipGetDeviceCount: ") + hipGetErrorName(e) + ")";
+    } else if (n == 0) {
+      why += " (HIP runtime: hipGetDeviceCount returned 0)";
+    }
+    return why;
+  }
+
+  // The versions of the headers the plugin was compiled against; device_info reports the runtime
+  // and driver actually loaded.
+  static const char* build_info() noexcept {
+    return "HIP " PORTA_HIP_STR(HIP_VERSION_MAJOR) "." PORTA_HIP_STR(HIP_VERSION_MINOR) " (ROCm), clang " PORTA_HIP_STR(
+        __clang_major__) "." PORTA_HIP_STR(__clang_minor__) "." PORTA_HIP_STR(__clang_patchlevel__) ", " PORTA_HIP_BLAS_INFO
+                                                                                                    ", targets: " PORTA_HIP_TARGETS;
+  }
+
+  static bool blas_takes(porta_dtype dt, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
+                         std::int64_t ldb, std::int64_t ldc, std::uint32_t flags) noexcept {
+    return vendor_gemm_takes(dt, m, n, k, lda, ldb, ldc, flags);
+  }
+  static porta_status blas_gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n,
+                                std::int64_t k, porta_scalar alpha, const void* a, std::int64_t lda, const void* b,
+                                std::int64_t ldb, porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t,
+                                porta_stream s) noexcept {
+    return vendor_gemm(dev, dt, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
+  }
+};
+
+}  // namespace
+}  // namespace porta::detail::hip
+
+extern "C" __attribute__((visibility("default"))) const porta_backend_v1* porta_backend_entry_v1(void) {
+  return porta::detail::gpu::Plugin<porta::detail::hip::Hip>::table();
+}
