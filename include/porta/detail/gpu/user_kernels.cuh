@@ -35,8 +35,9 @@ inline std::string device_string(Device d) {
   throw BackendError(msg);
 }
 
-// Makes `device` current; it must be of this translation unit's vendor.
-inline void enter(Device device, const char* fn) {
+// Makes `device` current until `guard` goes out of scope (the caller's current device is restored,
+// as porta's plugins do); it must be of this translation unit's vendor.
+inline void enter(gpu::DeviceGuard<Api>& guard, Device device, const char* fn) {
   if (static_cast<int>(device.type) != Api::kDeviceType) {
     const bool want_hip = device.type == DeviceType::hip;
     throw Unavailable(std::string(fn) + ": this translation unit was compiled as " + Api::kName + " (" +
@@ -46,7 +47,7 @@ inline void enter(Device device, const char* fn) {
                       (want_hip ? "HIP" : "CUDA") + ", or set_source_files_properties(<file> PROPERTIES LANGUAGE " +
                       (want_hip ? "HIP" : "CUDA") + "))");
   }
-  const Api::Error e = Api::set_device(device.index);
+  const Api::Error e = guard.enter(device.index);
   if (e != Api::kSuccess) throw_api_error(fn, device, "selecting the device", e);
 }
 
@@ -122,7 +123,8 @@ inline unsigned grid_extent(std::int64_t points, unsigned block, std::int64_t ca
 // the default stream).
 template <int Rank, class F>
 void parallel_for(Device device, const Range<Rank>& range, F f, void* native_stream, const char* fn) {
-  enter(device, fn);
+  gpu::DeviceGuard<Api> guard;
+  enter(guard, device, fn);
   if (range.size() <= 0) return;
   const auto stream = static_cast<Api::Stream>(native_stream);
   const dim3 block = block_shape(range, fn);
@@ -134,13 +136,13 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
     e = gpu::resident_grid<Api>(kernel, static_cast<int>(block.x), 0, &resident);
     if (e != Api::kSuccess) throw_api_error(fn, device, "sizing the grid", e);
     const std::int64_t grid = gpu::clamp_grid((range.extent(0) + block.x - 1) / block.x, resident);
-    kernel<<<static_cast<unsigned>(grid), block, 0, stream>>>(range.begin(0), range.end(0), f);
+    e = Api::launch(kernel, dim3(static_cast<unsigned>(grid)), block, 0, stream, range.begin(0), range.end(0), f);
   } else if constexpr (Rank == 2) {
     const dim3 grid(grid_extent(range.extent(1), block.x, gpu::kMaxGrid), grid_extent(range.extent(0), block.y, 65535));
     const bool cover = static_cast<std::int64_t>(grid.x) * block.x >= range.extent(1) &&
                        static_cast<std::int64_t>(grid.y) * block.y >= range.extent(0);
     const auto kernel = cover ? parallel_for_2d_kernel<true, F> : parallel_for_2d_kernel<false, F>;
-    kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1), f);
+    e = Api::launch(kernel, grid, block, 0, stream, range.begin(0), range.end(0), range.begin(1), range.end(1), f);
   } else {
     const dim3 grid(grid_extent(range.extent(2), block.x, gpu::kMaxGrid), grid_extent(range.extent(1), block.y, 65535),
                     grid_extent(range.extent(0), block.z, 65535));
@@ -148,10 +150,9 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
                        static_cast<std::int64_t>(grid.y) * block.y >= range.extent(1) &&
                        static_cast<std::int64_t>(grid.z) * block.z >= range.extent(0);
     const auto kernel = cover ? parallel_for_3d_kernel<true, F> : parallel_for_3d_kernel<false, F>;
-    kernel<<<grid, block, 0, stream>>>(range.begin(0), range.end(0), range.begin(1), range.end(1), range.begin(2),
-                                       range.end(2), f);
+    e = Api::launch(kernel, grid, block, 0, stream, range.begin(0), range.end(0), range.begin(1), range.end(1),
+                    range.begin(2), range.end(2), f);
   }
-  e = Api::get_last_error();
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
 }
 
@@ -161,7 +162,8 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
 // thread, so that a user's map is held to the bandwidth of a built-in one.
 template <class T, class F, class... In>
 void map(Device device, std::int64_t n, F f, T* out, void* native_stream, const char* fn, const In*... in) {
-  enter(device, fn);
+  gpu::DeviceGuard<Api> guard;
+  enter(guard, device, fn);
   const Api::Error e = gpu::launch_user_map<Api>(static_cast<Api::Stream>(native_stream), n, f, out, in...);
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
 }
@@ -184,7 +186,8 @@ __global__ void materialize_kernel(std::int64_t n, F f, T* out) {
 // scratch, and the canonical reduction then reads that scratch: the same values in the same order.
 template <class T, class Op, class F>
 T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* native_stream, const char* fn) {
-  enter(device, fn);
+  gpu::DeviceGuard<Api> guard;
+  enter(guard, device, fn);
   if (n <= 0) return Op::template identity<T>();
   const auto s = static_cast<Api::Stream>(native_stream);
   int dev = 0, sms = 0;
@@ -212,8 +215,8 @@ T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* 
     std::int64_t threads = n / (2 * static_cast<std::int64_t>(sms > 0 ? sms : 1));
     threads = threads >= gpu::kBlockThreads ? gpu::kBlockThreads : threads >= 128 ? 128 : threads >= 64 ? 64 : 32;
     const std::int64_t grid = gpu::clamp_grid((n + threads - 1) / threads, gpu::kMaxGrid);
-    materialize_kernel<T><<<static_cast<unsigned>(grid), static_cast<unsigned>(threads), 0, s>>>(n, f, vals);
-    e = Api::get_last_error();
+    e = Api::launch(materialize_kernel<T, F>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(threads)), 0,
+                    s, n, f, vals);
     if (e == Api::kSuccess) e = gpu::reduce_run<Api, T>(gpu::ContigLoad<T>{vals}, op, 1, n, 1, y, scratch, s);
   } else {
     e = gpu::reduce_run<Api, T>(gpu::FuncLoad<T, F>{f}, op, 1, n, 1, y, scratch, s);
