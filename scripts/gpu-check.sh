@@ -5,7 +5,7 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|kernels|bench|tune]...   (default: all but tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|tune]...   (default: all but tune)
 #
 # kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
@@ -91,6 +91,12 @@ if want mlp && [ -x "$build/bin/mlp" ]; then
   if python3 -c 'import torch' 2>/dev/null; then
     run "mlp torch" "$log" python3 scripts/mlp_torch.py --batch 4096
   fi
+fi
+
+if want python && [ -d "$build/python/porta" ]; then
+  # The pytest suite (label python: CPU and, with torch and CuPy, the CUDA interchange) ran with ctest;
+  # this is the round trip PyTorch tensor -> porta.sum -> back, timed against porta::sum's own time.
+  run "python round trip" "$log" env PYTHONPATH="$build/python" python3 tests/python/bench_roundtrip.py
 fi
 
 if want tune && [ -x "$build/bench/porta_tune_gpu" ]; then
