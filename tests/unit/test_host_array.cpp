@@ -78,6 +78,20 @@ TEST_CASE("arrays whose byte size does not fit in memory addresses are InvalidAr
   CHECK_THROWS_AS(porta::Array<double>(porta::Shape{huge}, dev), porta::InvalidArgument);
   CHECK_THROWS_AS(porta::Array<float>(porta::Shape{std::int64_t(1) << 31, std::int64_t(1) << 31}, dev),
                   porta::InvalidArgument);  // 2^62 floats
+  // a shape whose element count itself overflows (issue 19): refused by Shape, before any allocation
+  const std::int64_t p32 = std::int64_t(1) << 32;
+  CHECK_THROWS_AS(HostArray<float>(porta::Shape{p32, p32}, dev), porta::InvalidArgument);
+  CHECK_THROWS_WITH(HostArray<float>(porta::Shape{p32, p32}, dev), porta_test::Contains("4294967296x4294967296"));
+}
+
+TEST_CASE("a HostArray of a device that does not exist is Unavailable", "[host_array][errors]") {
+  // issue 19's sweep: every place that accepts a Device checks it exists before using it
+  CHECK_THROWS_AS(HostArray<float>({4}, Device(DeviceType::cpu, 1)), porta::Unavailable);
+  CHECK_THROWS_WITH(HostArray<float>({4}, Device(DeviceType::cpu, 1)), porta_test::Contains("porta::HostArray"));
+  CHECK_THROWS_AS(HostArray<float>({4}, Device(DeviceType::cpu, -1)), porta::Unavailable);
+  CHECK_THROWS_AS(porta::Array<float>({4}, Device(DeviceType::cpu, 1)), porta::Unavailable);
+  CHECK_THROWS_AS(Stream(Device(DeviceType::cpu, 1)), porta::Unavailable);
+  CHECK_THROWS_AS(porta::memory_stats(Device(DeviceType::cpu, 1)), porta::Unavailable);
 }
 
 TEST_CASE("HostArray copies: sizes, moved-from arrays and streams of another device are errors",
