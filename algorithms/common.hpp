@@ -112,6 +112,17 @@ inline Shape make_shape(const std::int64_t* d, int rank) {
   }
 }
 
+// An algorithm's output array: running out of memory for it is reported under the algorithm's name
+// (fn), not porta::Array's, with the same numbers.
+template <class T>
+Array<T> new_output(const char* fn, Shape shape, Device dev, const Stream& stream) {
+  try {
+    return Array<T>(shape, dev, stream);
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(std::string(fn) + ": " + e.what(), e.device(), e.requested_bytes(), e.free_bytes());
+  }
+}
+
 }  // namespace porta::detail
 
 // Explicit instantiation for the four dtypes of the ABI.

@@ -20,7 +20,7 @@
 //
 //     // 3. Allocate the output on the same device and stream. It is an Array, so it is freed if
 //     //    anything below throws.
-//     Array<T> out(x.shape(), dev, stream);
+//     Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
 //     if (out.size() == 0) return out;            // backends need not handle n == 0
 //
 //     // 4. Call the backend with the dtype and the op, and turn its status into a porta::Error
@@ -105,7 +105,7 @@ Array<T> binary_new(porta_binary_op op, const char* fn, BinaryNames names, const
   BinaryPlan p{};
   if (!plan_binary(a.shape(), b.shape(), p)) throw_shapes_differ(fn, ra, rb);
   const Call c = make_call(fn, dev, stream);
-  Array<T> out(a.shape(), dev, stream);
+  Array<T> out = new_output<T>(fn, a.shape(), dev, stream);
   binary_run(c, op, p, a, b, out);
   return out;
 }
@@ -128,7 +128,7 @@ Array<T> scalar_new(porta_binary_op op, const char* fn, const Array<T>& x, T val
                     const Stream& stream) {
   const Device dev = check_args(fn, {arg(scalar_first ? "b" : "a", x)});
   const Call c = make_call(fn, dev, stream);
-  Array<T> out(x.shape(), dev, stream);
+  Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
   if (x.size() == 0) return out;
   c.check(c.t().binary_scalar(c.dev(), op, dtype_of<T>(), x.size(), x.data(), to_scalar(value), scalar_first ? 1 : 0,
                               out.data(), c.stream));
@@ -149,7 +149,7 @@ template <class T>
 Array<T> unary_new(porta_unary_op op, const char* fn, const Array<T>& x, const Stream& stream) {
   const Device dev = check_args(fn, {arg("x", x)});
   const Call c = make_call(fn, dev, stream);
-  Array<T> out(x.shape(), dev, stream);
+  Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
   if (x.size() == 0) return out;
   c.check(c.t().unary(c.dev(), op, dtype_of<T>(), x.size(), x.data(), out.data(), c.stream));
   return out;

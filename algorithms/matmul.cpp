@@ -44,7 +44,11 @@ Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& optio
         fn,
         ("inner dimensions differ (A is " + a.shape().to_string() + ", B is " + b.shape().to_string() + ")").c_str());
   const detail::Call c = detail::make_call(fn, dev, stream);
-  Array<T> out(Shape{m, n}, dev, stream);
+  if (n > 0 && m > INT64_MAX / n)
+    detail::throw_invalid(fn, ("the result, " + std::to_string(m) + "x" + std::to_string(n) +
+                               ", has more than 2^63 - 1 elements")
+                                  .c_str());
+  Array<T> out = detail::new_output<T>(fn, Shape{m, n}, dev, stream);
   if (m == 0 || n == 0) return out;
   if (k == 0) {  // an empty sum: zeros, without asking BLAS about k == 0
     c.check(c.t().fill(c.dev(), detail::dtype_of<T>(), m * n, detail::to_scalar(T(0)), out.data(), c.stream));
@@ -78,7 +82,10 @@ void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool tran
   const detail::Call c = detail::make_call(fn, dev, stream);
   if (m == 0 || n == 0) return;
   const porta_dtype dt = detail::dtype_of<T>();
-  if (k == 0) {  // C = beta * C; beta == 0 overwrites (NaN in C does not propagate)
+  // C = beta * C when there is nothing to add: k == 0 (an empty sum), or alpha == 0, where BLAS's
+  // rule is that A and B are not read (a NaN in them does not reach C) -- done here, once, so that
+  // every backend and every BLAS follows it. beta == 0 overwrites C (a NaN in C does not propagate).
+  if (k == 0 || alpha == T(0)) {
     if (beta == T(0)) {
       c.check(c.t().fill(c.dev(), dt, m * n, detail::to_scalar(T(0)), cm.data(), c.stream));
     } else {
@@ -91,7 +98,7 @@ void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool tran
   const std::uint32_t flags = detail::gemm_flags(options);
   // BLAS leaves an output that overlaps an input undefined: compute into a temporary then.
   if (cm.data() == a.data() || cm.data() == b.data()) {
-    Array<T> tmp(cm.shape(), dev, stream);
+    Array<T> tmp = detail::new_output<T>(fn, cm.shape(), dev, stream);
     if (beta != T(0)) detail::copy_between(dev, tmp.data(), dev, cm.data(), cm.nbytes(), c.stream);
     c.check(c.t().gemm(c.dev(), dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda,
                        b.data(), ldb, detail::to_scalar(beta), tmp.data(), ldc, flags, c.stream));
@@ -110,7 +117,7 @@ Array<T> transpose(const Array<T>& x, const Stream& stream) {
   detail::require_2d(fn, rx);
   const std::int64_t rows = x.dim(0), cols = x.dim(1);
   const detail::Call c = detail::make_call(fn, dev, stream);
-  Array<T> out(Shape{cols, rows}, dev, stream);
+  Array<T> out = detail::new_output<T>(fn, Shape{cols, rows}, dev, stream);
   if (rows == 0 || cols == 0) return out;
   // The ABI has no copy with strides, but its binary map reads both operands with strides and
   // writes a contiguous result: out[r][c] = max(x[c][r], x[c][r]). max_op(v, v) returns v itself

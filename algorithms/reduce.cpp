@@ -79,7 +79,7 @@ Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x, int 
                        " array (" + (mean ? "mean" : reduce_name(op)) + " of no elements is undefined)")
                           .c_str());
   const Call c = make_call(fn, dev, stream);
-  Array<T> out(make_shape(dims, rank - 1), dev, stream);
+  Array<T> out = new_output<T>(fn, make_shape(dims, rank - 1), dev, stream);
   if (m == 0) return out;
   if (n == 0) {
     const T identity = op == PORTA_REDUCE_PROD ? T(1) : T(0);  // +0, not the backend's -0.0

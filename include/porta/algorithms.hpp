@@ -92,6 +92,8 @@ Array<To> cast(const Array<From>& x, const Stream& stream = Stream());
 // Full reductions return the value on the host. Floating-point results follow the canonical order
 // (docs/determinism.md): the same bits on every backend, thread count and run. NaN propagates (as
 // the canonical quiet NaN). Empty input: sum 0, prod 1; min, max and mean throw InvalidArgument.
+// Integer sum, prod and dot compute in the array's type and wrap (two's complement, the same on every
+// backend); for a wider result cast first: porta::sum(porta::cast<std::int64_t>(x)).
 template <class T>
 T sum(const Array<T>& x, const Stream& stream = Stream());
 template <class T>
@@ -100,7 +102,8 @@ template <class T>
 T min(const Array<T>& x, const Stream& stream = Stream());
 template <class T>
 T max(const Array<T>& x, const Stream& stream = Stream());
-// sum / size, divided on the host (so as deterministic as sum); integers divide as double.
+// sum / size, divided on the host (so as deterministic as sum). Integers accumulate in double, as
+// NumPy does: the mean of {INT32_MAX, INT32_MAX} is 2147483647, not a wrapped sum over 2.
 template <class T>
 double mean(const Array<T>& x, const Stream& stream = Stream());
 template <class T>
@@ -143,7 +146,9 @@ struct MatmulOptions {
 template <class T>
 Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& options = {},
                 const Stream& stream = Stream());
-// C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T. beta == 0 overwrites C.
+// C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T. beta == 0 overwrites C (a NaN in C does not
+// propagate); alpha == 0 reads neither A nor B (BLAS's rule: C = beta * C even if A holds NaN), on
+// every backend and algorithm.
 template <class T>
 void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool trans_b, T beta, Array<T>& c,
           const MatmulOptions& options = {}, const Stream& stream = Stream());

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // matmul, gemm (transposes, alpha, beta, both algorithms, TF32) and transpose, against a naive
 // double-precision host reference.
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "support/support.hpp"
@@ -277,6 +279,56 @@ TEST_CASE("gemm with k = 0 scales C by beta; empty outputs are fine", "[matmul][
   PORTA_CHECK_RESULT(porta_test::compare_exact(c2.to_vector(), std::vector<double>(12, 6.0)));
   const auto e = porta::matmul(porta::zeros<float>({0, 5}, dev), porta::zeros<float>({5, 2}, dev));
   CHECK(e.shape() == Shape{0, 2});
+}
+
+TEMPLATE_TEST_CASE("gemm with alpha = 0 reads neither A nor B (the BLAS rule), on every path", "[matmul][gemm][ieee]",
+                   float, double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own}) {
+    for (const auto& mkn : {std::array<std::int64_t, 3>{2, 2, 2}, {7, 1, 5}, {1, 9, 3}, {33, 17, 65}}) {
+      const std::int64_t m = mkn[0], n = mkn[1], k = mkn[2];
+      INFO(algo_name(algo) << " on " << dev.to_string() << ": m " << m << ", n " << n << ", k " << k);
+      auto ha = porta_test::nonzero<T>(rng, m * k);
+      auto hb = porta_test::nonzero<T>(rng, k * n);
+      ha[0] = nan;
+      hb[static_cast<std::size_t>(k * n - 1)] = std::numeric_limits<T>::infinity();
+      const auto hc = porta_test::nonzero<T>(rng, m * n);
+      const auto a = Array<T>::from(ha, Shape{m, k}, dev);
+      const auto b = Array<T>::from(hb, Shape{k, n}, dev);
+      for (const T beta : {T(0), T(1), T(-2.5)}) {
+        auto c = Array<T>::from(hc, Shape{m, n}, dev);
+        porta::gemm(T(0), a, false, b, false, beta, c, porta::MatmulOptions{porta::Precision::highest, algo});
+        std::vector<T> expect(hc.size());
+        for (std::size_t i = 0; i < hc.size(); ++i) expect[i] = beta == T(0) ? T(0) : static_cast<T>(beta * hc[i]);
+        PORTA_CHECK_RESULT(porta_test::compare_exact(c.to_vector(), expect));
+      }
+    }
+  }
+}
+
+TEST_CASE("out of memory for matmul's result names porta::matmul; a result past 2^63 elements is refused",
+          "[matmul][errors][oom]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  // 2^21 x 2^21 floats: 16 TiB, more than any device here has.
+  const auto a = porta::ones<float>({std::int64_t{1} << 21, 1}, dev);
+  const auto b = porta::ones<float>({1, std::int64_t{1} << 21}, dev);
+  try {
+    (void)porta::matmul(a, b);
+    FAIL("a 16 TiB result was allocated");
+  } catch (const porta::OutOfMemory& e) {
+    CHECK_THAT(e.what(), porta_test::Contains("porta::matmul"));
+    CHECK(e.requested_bytes() == (std::uint64_t{1} << 44));
+    CHECK(e.device() == dev);
+  }
+  // Still usable afterwards.
+  const auto s = porta::matmul(porta::ones<float>({2, 3}, dev), porta::ones<float>({3, 2}, dev));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(s.to_vector(), std::vector<float>(4, 3.0f)));
+  const auto z1 = porta::zeros<float>({std::int64_t{1} << 32, 0}, dev);
+  const auto z2 = porta::zeros<float>({0, std::int64_t{1} << 32}, dev);
+  CHECK_THROWS_WITH(porta::matmul(z1, z2), porta_test::Contains("porta::matmul") && porta_test::Contains("2^63"));
 }
 
 TEMPLATE_TEST_CASE("transpose", "[matmul][transpose]", float, double, std::int32_t, std::int64_t) {
