@@ -77,12 +77,31 @@ if want test; then
 fi
 
 if want sanitize && command -v compute-sanitizer >/dev/null; then
-  # Under memcheck kernels run one at a time, so the overlap test's timing cannot hold, and the
-  # [oom] test's deliberate cudaMallocAsync failure counts as an API error: both left out.
-  for exe in "$build"/bin/porta_unit_tests "$build"/bin/porta_algorithm_tests "$build"/bin/porta_kernel_tests; do
-    [ -x "$exe" ] || continue
-    run "memcheck $(basename "$exe")" "$log" \
-      env PORTA_TEST_DEVICES=cuda:0 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$exe" '~[overlap]~[oom]~[.]'
+  # memcheck over the whole suite; [oom] makes cudaMallocAsync fail on purpose, so its runs turn off
+  # only the report of that API error (accesses and frees are still checked); the overlap test times
+  # concurrency, which the tool serialises. porta_kernel_fault_test is left out: its out-of-bounds
+  # write is the test. racecheck and synccheck over the user kernels and the reductions (shared
+  # memory, shuffles); initcheck over the examples.
+  cs=(compute-sanitizer --error-exitcode 9 --print-limit 50)
+  gpu=(env PORTA_TEST_DEVICES=cuda:0 PORTA_DEVICE=cuda:0)
+  for exe in porta_unit_tests porta_algorithm_tests porta_kernel_tests; do
+    [ -x "$build/bin/$exe" ] || continue
+    run "memcheck $exe" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool memcheck "$build/bin/$exe" '~[overlap]~[oom]~[.]'
+  done
+  for exe in porta_unit_tests porta_algorithm_tests porta_fault_tests; do
+    [ -x "$build/bin/$exe" ] || continue
+    run "memcheck $exe [oom]" "$log" "${gpu[@]}" timeout 300 "${cs[@]}" --tool memcheck --report-api-errors no \
+      "$build/bin/$exe" '[oom]'
+  done
+  for tool in racecheck synccheck; do
+    run "$tool porta_kernel_tests" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool "$tool" "$build/bin/porta_kernel_tests" '~[overlap]~[.]'
+    run "$tool reductions" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool "$tool" "$build/bin/porta_algorithm_tests" '[reduce]'
+  done
+  for ex in quickstart multiply_them vector_add arrays devices "mlp --steps 12 --batch 256" mlp_test \
+            "overlap --chunks 4 --chunk-mb 4" heat cg; do
+    set -- $ex
+    [ -x "$build/bin/$1" ] || continue
+    run "initcheck $1" "$log" env PORTA_DEVICE=cuda:0 timeout 300 "${cs[@]}" --tool initcheck "$build/bin/$1" "${@:2}"
   done
 fi
 
