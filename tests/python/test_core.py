@@ -259,7 +259,7 @@ def test_errors_are_porta_classes_with_porta_messages():
 
 def test_out_of_memory_carries_numbers():
     with pytest.raises(porta.OutOfMemory) as e:
-        porta.empty((1 << 60,), dtype="int32")
+        porta.empty((1 << 60,), dtype="int32", device="cpu")
     assert e.value.requested_bytes >= 1 << 62 or e.value.requested_bytes > 0
     assert e.value.device == "cpu"
 
@@ -268,7 +268,7 @@ def test_streams_and_events(rng):
     s = porta.Stream("cpu")
     assert s.device == "cpu" and s.query()
     h = random_host((100,), "float32", rng)
-    x = porta.array(h, stream=s)
+    x = porta.array(h, device="cpu", stream=s)
     start, stop = porta.Event("cpu"), porta.Event("cpu")
     start.record(s)
     y = porta.mul(x, 2.0, stream=s)
@@ -286,7 +286,7 @@ def test_streams_and_events(rng):
 def test_memory_stats_return_to_baseline():
     porta.synchronize()
     base = porta.memory_stats("cpu")["bytes_in_use"]
-    a = porta.ones((1000,))
+    a = porta.ones((1000,), device="cpu")
     assert porta.memory_stats("cpu")["bytes_in_use"] >= base + 4000
     del a
     assert porta.memory_stats("cpu")["bytes_in_use"] == base

@@ -110,7 +110,9 @@ def test_stream_handshake_with_a_torch_side_stream():
         assert porta.sum(p) == 7.0 * n
     # explicit streams in __dlpack__: -1 (no sync), 1 (legacy), 2 (per-thread), a handle; 0 is refused
     p = porta.ones((16,), device="cuda:0")
-    for st in (-1, 1, 2, th.cuda.current_stream().cuda_stream, s.cuda_stream):
+    # (torch's handle of the legacy default stream is 0, which DLPack reserves: ask for it as 1)
+    handles = {th.cuda.current_stream().cuda_stream, s.cuda_stream} - {0}
+    for st in (-1, 1, 2, *handles):
         q = porta.from_dlpack(p.__dlpack__(stream=st))
         assert q.data_ptr == p.data_ptr
     with pytest.raises(BufferError):

@@ -45,7 +45,7 @@ def test_numpy_in_and_out_same_memory(dtype, shape, rng):
 
 
 def test_porta_memory_out_and_in_again():
-    a = porta.arange(12.0).reshape(3, 4)
+    a = porta.arange(12.0, device="cpu").reshape(3, 4)
     n = np.from_dlpack(a)
     assert n.ctypes.data == a.data_ptr and n.shape == (3, 4)
     np.testing.assert_array_equal(n, np.arange(12.0).reshape(3, 4))
@@ -77,7 +77,7 @@ def test_numpy_memory_lives_while_porta_holds_it():
 def test_porta_memory_lives_while_numpy_holds_it():
     gc.collect()
     base = in_use()
-    a = porta.full((1 << 16,), 3.0, dtype="float32")
+    a = porta.full((1 << 16,), 3.0, dtype="float32", device="cpu")
     addr = a.data_ptr
     n = np.from_dlpack(a)
     del a
@@ -92,7 +92,7 @@ def test_porta_memory_lives_while_numpy_holds_it():
 def test_unconsumed_capsules_free_their_tensor():
     gc.collect()
     base = in_use()
-    a = porta.ones((4096,))
+    a = porta.ones((4096,), device="cpu")
     for kw in ({}, {"max_version": (1, 0)}):
         cap = a.__dlpack__(**kw)
         del cap
@@ -118,7 +118,7 @@ def test_capsule_names_versions_and_bare_capsules():
 
 
 def test_dlpack_device_stream_and_copy():
-    a = porta.ones((3,), dtype="float64")
+    a = porta.ones((3,), dtype="float64", device="cpu")
     assert a.__dlpack_device__() == (1, 0)
     with pytest.raises(BufferError):
         a.__dlpack__(stream=5)  # CPU arrays take stream=None
@@ -154,7 +154,7 @@ def test_asarray_prefers_no_copy():
 
 
 def test_buffer_protocol():
-    a = porta.arange(12, dtype="int32").reshape(3, 4)
+    a = porta.arange(12, dtype="int32", device="cpu").reshape(3, 4)
     m = memoryview(a)
     assert m.shape == (3, 4) and m.format == "i" and m.itemsize == 4 and not m.readonly
     n = np.asarray(a)
@@ -162,7 +162,7 @@ def test_buffer_protocol():
     n[0, 0] = 100
     assert a.numpy()[0, 0] == 100
     assert a.numpy().ctypes.data == a.data_ptr  # numpy() on the CPU is a view, as torch's
-    assert bytes(memoryview(porta.array(np.array([1, 2], np.int32)))) == np.array([1, 2], np.int32).tobytes()
+    assert bytes(memoryview(porta.array(np.array([1, 2], np.int32), device="cpu"))) == np.array([1, 2], np.int32).tobytes()
     assert not hasattr(a, "__cuda_array_interface__")
 
 
