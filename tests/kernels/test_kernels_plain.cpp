@@ -59,6 +59,7 @@ TEST_CASE("plain C++: launching on a GPU is Unavailable and names porta_add_kern
 #include <omp.h>
 #endif
 #include <atomic>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -137,6 +138,11 @@ TEST_CASE("CPU: grain changes the split, never the result", "[kernels][plain][cp
     PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), r));
   }
   CHECK_THROWS_AS(porta::range(10).grain(-1), porta::InvalidArgument);
+  // Extents and counts that do not fit 64 bits are refused, not wrapped.
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  CHECK_THROWS_AS(porta::Range<1>({lo}, {hi}), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::Range<2>({0, 0}, {std::int64_t{1} << 32, std::int64_t{1} << 32}), porta::InvalidArgument);
+  CHECK(porta::Range<2>({-5, 0}, {5, std::int64_t{1} << 40}).size() == (std::int64_t{10} << 40));
 }
 
 TEST_CASE("CPU: an exception thrown by a kernel reaches the caller", "[kernels][plain][errors]") {

@@ -107,15 +107,17 @@ dim3 block_shape(const Range<Rank>& r, const char* fn) {
     const int axis = Rank - 1 - d;
     b[axis] = tiled ? r.tile_extent(d) : (Rank == 1 ? gpu::kBlockThreads : axis == 0 ? 32 : Rank == 2 ? 8 : axis == 1 ? 4 : 2);
   }
-  if (b[0] * b[1] * b[2] > 1024 || b[1] > 1024 || b[2] > 64)
-    throw InvalidArgument(std::string(fn) + ": a tile of " + std::to_string(b[0] * b[1] * b[2]) +
-                          " points does not fit a GPU thread block (at most 1024 threads, 64 along the first of three "
+  // Each extent first, so that the product cannot overflow.
+  if (b[0] > 1024 || b[1] > 1024 || b[2] > 64 || b[0] * b[1] * b[2] > 1024)
+    throw InvalidArgument(std::string(fn) + ": a tile of " + std::to_string(b[2]) + " x " + std::to_string(b[1]) +
+                          " x " + std::to_string(b[0]) +
+                          " does not fit a GPU thread block (at most 1024 threads, 64 along the first of three "
                           "dimensions)");
   return dim3(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]));
 }
 
 inline unsigned grid_extent(std::int64_t points, unsigned block, std::int64_t cap) {
-  const std::int64_t g = (points + block - 1) / block;
+  const std::int64_t g = points / block + (points % block != 0);  // no overflow near 2^63
   return static_cast<unsigned>(g < 1 ? 1 : g > cap ? cap : g);
 }
 
@@ -135,7 +137,7 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
     std::int64_t resident = 0;
     e = gpu::resident_grid<Api>(kernel, static_cast<int>(block.x), 0, &resident);
     if (e != Api::kSuccess) throw_api_error(fn, device, "sizing the grid", e);
-    const std::int64_t grid = gpu::clamp_grid((range.extent(0) + block.x - 1) / block.x, resident);
+    const std::int64_t grid = gpu::clamp_grid(range.extent(0) / block.x + (range.extent(0) % block.x != 0), resident);
     e = Api::launch(kernel, dim3(static_cast<unsigned>(grid)), block, 0, stream, range.begin(0), range.end(0), f);
   } else if constexpr (Rank == 2) {
     const dim3 grid(grid_extent(range.extent(1), block.x, gpu::kMaxGrid), grid_extent(range.extent(0), block.y, 65535));
