@@ -7,11 +7,11 @@
 #include <initializer_list>
 #include <string>
 
-#include "runtime/registry.hpp"
 #include "porta/array.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
+#include "runtime/registry.hpp"
 
 namespace porta::detail {
 

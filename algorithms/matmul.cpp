@@ -45,9 +45,9 @@ Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& optio
         ("inner dimensions differ (A is " + a.shape().to_string() + ", B is " + b.shape().to_string() + ")").c_str());
   const detail::Call c = detail::make_call(fn, dev, stream);
   if (n > 0 && m > INT64_MAX / n)
-    detail::throw_invalid(fn, ("the result, " + std::to_string(m) + "x" + std::to_string(n) +
-                               ", has more than 2^63 - 1 elements")
-                                  .c_str());
+    detail::throw_invalid(
+        fn,
+        ("the result, " + std::to_string(m) + "x" + std::to_string(n) + ", has more than 2^63 - 1 elements").c_str());
   Array<T> out = detail::new_output<T>(fn, Shape{m, n}, dev, stream);
   if (m == 0 || n == 0) return out;
   if (k == 0) {  // an empty sum: zeros, without asking BLAS about k == 0

@@ -280,7 +280,8 @@ void register_heat_gpu(const std::string& op, std::int64_t n, bool two_d) {
   })->UseManualTime();
   pb::add(op, dt, "cuda", n, [=](benchmark::State& st, const std::string& id) {
     const int calls = timed_gpu<GpuHeat<T>>(
-        st, id, reps_for_bytes(bytes), [&] { return make_gpu_heat<T>(n); }, [&](GpuHeat<T>& d) { cuda_heat(d, n, two_d); });
+        st, id, reps_for_bytes(bytes), [&] { return make_gpu_heat<T>(n); },
+        [&](GpuHeat<T>& d) { cuda_heat(d, n, two_d); });
     pb::set_bytes(st, bytes * calls);
   })->UseManualTime();
 }

@@ -192,8 +192,7 @@ int GemmKernels<Api, T>::gemm(bool trans_a, bool trans_b, std::int64_t m, std::i
   const auto s = static_cast<typename Api::Stream>(stream);
   auto kernel = trans_a ? (trans_b ? gemm_kernel<true, true, T> : gemm_kernel<true, false, T>)
                         : (trans_b ? gemm_kernel<false, true, T> : gemm_kernel<false, false, T>);
-  return static_cast<int>(
-      Api::launch(kernel, grid, kGemmThreads, 0, s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+  return static_cast<int>(Api::launch(kernel, grid, kGemmThreads, 0, s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
 }
 
 }  // namespace porta::detail::gpu

@@ -277,7 +277,7 @@ class Array {
   T* data_ = nullptr;
   Shape shape_{};
   Device device_{};
-  bool live_ = false;  // zero-element arrays own no memory but are valid until moved from
+  bool live_ = false;      // zero-element arrays own no memory but are valid until moved from
   bool borrowed_ = false;  // made by borrow(): data_ is not porta's to free
   std::shared_ptr<void> keep_alive_;
 };

@@ -6,7 +6,8 @@
 //   porta::parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { yv[i] = 2 * xv[i] + yv[i]; });
 //   porta::parallel_for(dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}),   // a stencil's interior
 //                       PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-//                         un(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4 * u(i, j));
+//                         un(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4 * u(i,
+//                         j));
 //                       });
 //   porta::map(out, PORTA_LAMBDA(float a, float b) { return a * b; }, x, y);
 //   double ss = porta::transform_reduce(dev, n, 0.0, porta::plus{},
@@ -107,9 +108,9 @@ inline constexpr bool kernel_copyable_v =
     std::is_trivially_copyable_v<F>;
 #endif
 
-#define PORTA_DETAIL_CHECK_KERNEL(F)                                                                            \
-  static_assert(::porta::detail::kernel_copyable_v<F>,                                                         \
-                "porta: a kernel must be trivially copyable: capture porta::View (x.view()), pointers and "    \
+#define PORTA_DETAIL_CHECK_KERNEL(F)                                                                             \
+  static_assert(::porta::detail::kernel_copyable_v<F>,                                                           \
+                "porta: a kernel must be trivially copyable: capture porta::View (x.view()), pointers and "      \
                 "numbers by value (PORTA_LAMBDA or [=]), never a porta::Array, HostArray, std::vector or other " \
                 "owning object; a functor's members likewise")
 
@@ -130,10 +131,10 @@ struct kernel_result<F, 3> {
 };
 
 template <class F, int Rank>
-inline constexpr bool kernel_invocable_v =
-    (Rank == 1 && std::is_invocable_v<const F&, std::int64_t>) ||
-    (Rank == 2 && std::is_invocable_v<const F&, std::int64_t, std::int64_t>) ||
-    (Rank == 3 && std::is_invocable_v<const F&, std::int64_t, std::int64_t, std::int64_t>);
+inline constexpr bool kernel_invocable_v = (Rank == 1 && std::is_invocable_v<const F&, std::int64_t>) ||
+                                           (Rank == 2 && std::is_invocable_v<const F&, std::int64_t, std::int64_t>) ||
+                                           (Rank == 3 &&
+                                            std::is_invocable_v<const F&, std::int64_t, std::int64_t, std::int64_t>);
 
 // The element type a reduction of values of type U accumulates in: U itself for porta's four
 // types, the signed type of the same size for other integers (bool and short count in int32).
@@ -156,8 +157,8 @@ constexpr auto reduce_type_of() {
 struct Deduce {};  // transform_reduce<R>'s default: R from f's return type
 
 template <class R, class F, int Rank>
-using reduce_result_t = std::conditional_t<std::is_same_v<R, Deduce>,
-                                           decltype(reduce_type_of<typename kernel_result<F, Rank>::type>()), R>;
+using reduce_result_t =
+    std::conditional_t<std::is_same_v<R, Deduce>, decltype(reduce_type_of<typename kernel_result<F, Rank>::type>()), R>;
 
 // The CPU loops of a Range: rank 1 splits indices; ranks 2 and 3 split tiles (whole rows, or
 // lines along the last dimension, unless Range::tile says otherwise), and every task runs the last
@@ -389,7 +390,8 @@ auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op,
   PORTA_DETAIL_CHECK_KERNEL(F);
   static_assert(detail::kernel_invocable_v<F, Rank>,
                 "porta::transform_reduce: the kernel must take one std::int64_t index per dimension of the range");
-  static_assert(detail::is_supported_v<T>, "porta::transform_reduce: the result must be float, double, int32_t or int64_t");
+  static_assert(detail::is_supported_v<T>,
+                "porta::transform_reduce: the result must be float, double, int32_t or int64_t");
   static_assert(std::is_arithmetic_v<Init>, "porta::transform_reduce: init must be a number");
   static_assert(!(std::is_floating_point_v<Init> && std::is_integral_v<T>),
                 "porta::transform_reduce: init is floating-point but the result is an integer (f returns one): "

@@ -48,8 +48,8 @@ class Range {
                                                   .c_str());
       // end - begin itself can overflow (begin < 0 < end): check before subtracting.
       if (begin[d] < 0 && end[d] > std::numeric_limits<std::int64_t>::max() + begin[d])
-        detail::throw_invalid("porta::Range", ("dimension " + std::to_string(d) + " spans more than 2^63 - 1 indices")
-                                                  .c_str());
+        detail::throw_invalid("porta::Range",
+                              ("dimension " + std::to_string(d) + " spans more than 2^63 - 1 indices").c_str());
       lo_[d] = begin[d];
       hi_[d] = end[d];
       const std::int64_t e = end[d] - begin[d];

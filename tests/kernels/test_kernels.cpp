@@ -318,7 +318,8 @@ void check_2d(const std::vector<T>& got, std::int64_t n0, std::int64_t n1, std::
               std::array<std::int64_t, 2> e) {
   std::vector<T> expect(static_cast<std::size_t>(n0 * n1), porta_test::poison<T>());
   for (std::int64_t i = b[0]; i < e[0]; ++i)
-    for (std::int64_t j = b[1]; j < e[1]; ++j) expect[static_cast<std::size_t>(i * n1 + j)] = static_cast<T>(i * 1000 + j);
+    for (std::int64_t j = b[1]; j < e[1]; ++j)
+      expect[static_cast<std::size_t>(i * n1 + j)] = static_cast<T>(i * 1000 + j);
   PORTA_CHECK_RESULT(porta_test::compare_exact(got, expect));
 }
 }  // namespace
@@ -331,28 +332,35 @@ TEMPLATE_TEST_CASE("parallel_for over 2-D ranges: every point once, nothing outs
     std::int64_t n0, n1;
     std::array<std::int64_t, 2> b, e, tile;  // tile {0, 0}: the default
   };
-  const Case cases[] = {{1, 1, {0, 0}, {1, 1}, {0, 0}},          {7, 300, {0, 0}, {7, 300}, {0, 0}},
-                        {33, 65, {1, 1}, {32, 64}, {4, 16}},     {1000, 3, {0, 1}, {1000, 3}, {0, 0}},
-                        {130, 257, {2, 5}, {129, 250}, {3, 100}}, {64, 64, {0, 0}, {64, 64}, {64, 1}},
+  const Case cases[] = {{1, 1, {0, 0}, {1, 1}, {0, 0}},
+                        {7, 300, {0, 0}, {7, 300}, {0, 0}},
+                        {33, 65, {1, 1}, {32, 64}, {4, 16}},
+                        {1000, 3, {0, 1}, {1000, 3}, {0, 0}},
+                        {130, 257, {2, 5}, {129, 250}, {3, 100}},
+                        {64, 64, {0, 0}, {64, 64}, {64, 1}},
                         {5, 9, {2, 3}, {2, 9}, {0, 0}},  // empty in the first dimension
                         // more rows than a GPU grid covers (65535 blocks of 8): the strided kernel
                         {600000, 2, {0, 0}, {600000, 2}, {0, 0}}};
   for (const Case& c : cases) {
-    INFO(c.n0 << " x " << c.n1 << ", [" << c.b[0] << ", " << c.e[0] << ") x [" << c.b[1] << ", " << c.e[1]
-              << "), tile " << c.tile[0] << " x " << c.tile[1] << " on " << dev.to_string());
+    INFO(c.n0 << " x " << c.n1 << ", [" << c.b[0] << ", " << c.e[0] << ") x [" << c.b[1] << ", " << c.e[1] << "), tile "
+              << c.tile[0] << " x " << c.tile[1] << " on " << dev.to_string());
     auto a = porta_test::poisoned<T>(Shape{c.n0, c.n1}, dev);
     auto av = a.view();
     porta::Range<2> r(c.b, c.e);
     if (c.tile[0] > 0) r = r.tile(c.tile);
     // Two passes: zero, then add the tag, so that a point visited twice shows up.
-    porta::parallel_for(dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = T(0); });
-    porta::parallel_for(dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) += static_cast<T>(i * 1000 + j); });
+    porta::parallel_for(
+        dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = T(0); });
+    porta::parallel_for(
+        dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) += static_cast<T>(i * 1000 + j); });
     check_2d(a.to_vector(), c.n0, c.n1, c.b, c.e);
   }
   // porta::range(n0, n1) is [0, n0) x [0, n1)
   auto a = porta_test::poisoned<T>(Shape{9, 31}, dev);
   auto av = a.view();
-  porta::parallel_for(dev, porta::range(9, 31), PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = static_cast<T>(i * 1000 + j); });
+  porta::parallel_for(
+      dev, porta::range(9, 31),
+      PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = static_cast<T>(i * 1000 + j); });
   check_2d(a.to_vector(), 9, 31, {0, 0}, {9, 31});
   CHECK_THROWS_AS(porta::range(-1, 4), porta::InvalidArgument);
   CHECK_THROWS_AS(porta::Range<2>({3, 0}, {2, 4}), porta::InvalidArgument);
@@ -378,7 +386,8 @@ TEST_CASE("parallel_for over 3-D ranges", "[kernels][range]") {
     const std::int64_t n1 = c.n1, n2 = c.n2;
     porta::Range<3> r(c.b, c.e);
     if (c.tile[0] > 0) r = r.tile(c.tile);
-    porta::parallel_for(dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) { av[(i * n1 + j) * n2 + k] = 0; });
+    porta::parallel_for(
+        dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) { av[(i * n1 + j) * n2 + k] = 0; });
     porta::parallel_for(
         dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
           av[(i * n1 + j) * n2 + k] += i * 1000000 + j * 1000 + k;
@@ -397,7 +406,9 @@ TEST_CASE("a tile larger than a GPU thread block is an error on GPUs only", "[ke
   auto a = porta_test::poisoned<float>(Shape{64, 64}, dev);
   auto av = a.view();
   const auto r = porta::range(64, 64).tile({64, 64});
-  const auto body = PORTA_LAMBDA(std::int64_t i, std::int64_t j) { av(i, j) = 1.0f; };
+  const auto body = PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+    av(i, j) = 1.0f;
+  };
   if (dev.type == porta::DeviceType::cpu) {
     porta::parallel_for(dev, r, body);
     PORTA_CHECK_RESULT(porta_test::compare_exact(a.to_vector(), std::vector<float>(64 * 64, 1.0f)));
@@ -419,8 +430,9 @@ TEMPLATE_TEST_CASE("transform_reduce over 2-D and 3-D ranges: the canonical orde
     const auto x = Array<T>::from(h, Shape{n0 + 2, n1 + 2}, dev);
     const auto xv = x.view();
     // The interior [1, n0 + 1) x [1, n1 + 1) of an (n0 + 2) x (n1 + 2) array.
-    const T s = porta::transform_reduce(dev, porta::Range<2>({1, 1}, {n0 + 1, n1 + 1}), T(0), porta::plus{},
-                                        PORTA_LAMBDA(std::int64_t i, std::int64_t j) { return xv(i, j); });
+    const T s = porta::transform_reduce(
+        dev, porta::Range<2>({1, 1}, {n0 + 1, n1 + 1}), T(0), porta::plus{},
+        PORTA_LAMBDA(std::int64_t i, std::int64_t j) { return xv(i, j); });
     const T expect = ref::add(T(0), ref::canonical_reduce<T>(n0 * n1, ref::Op::sum, [&](std::int64_t k) {
                                 return h[static_cast<std::size_t>((k / n1 + 1) * (n1 + 2) + k % n1 + 1)];
                               }));
@@ -434,30 +446,31 @@ TEMPLATE_TEST_CASE("transform_reduce over 2-D and 3-D ranges: the canonical orde
       dev, porta::range(n0, n1, n2), std::numeric_limits<T>::lowest(), porta::maximum_op{},
       PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) { return xv[(i * n1 + j) * n2 + k]; });
   CHECK(porta_test::same_bits(mx, porta::max(x)));
-  const T s3 = porta::transform_reduce(dev, porta::range(n0, n1, n2), T(0), porta::plus{},
-                                       PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
-                                         return xv[(i * n1 + j) * n2 + k];
-                                       });
+  const T s3 = porta::transform_reduce(
+      dev, porta::range(n0, n1, n2), T(0), porta::plus{},
+      PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) { return xv[(i * n1 + j) * n2 + k]; });
   CHECK(porta_test::same_bits(s3, porta::sum(x)));
 }
 
 TEST_CASE("transform_reduce takes its type from f, not from the init literal", "[kernels][reduce]") {
   const Device dev = PORTA_KERNEL_DEVICE();
   // The literal 0 used to make the result an int and truncate every term.
-  const auto d = porta::transform_reduce(dev, 30000, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; });
+  const auto d = porta::transform_reduce(
+      dev, 30000, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; });
   static_assert(std::is_same_v<std::decay_t<decltype(d)>, double>);
   CHECK(d == 30000.0);
-  const auto f = porta::transform_reduce(dev, 1000, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 0.5f; });
+  const auto f = porta::transform_reduce(
+      dev, 1000, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 0.5f; });
   static_assert(std::is_same_v<std::decay_t<decltype(f)>, float>);
   CHECK(f == 500.0f);
   // bool counts, in int32
-  const auto c = porta::transform_reduce(dev, 1001, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return i % 3 == 0; });
+  const auto c = porta::transform_reduce(
+      dev, 1001, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return i % 3 == 0; });
   static_assert(std::is_same_v<std::decay_t<decltype(c)>, std::int32_t>);
   CHECK(c == 334);
   // a named result type converts each term first
-  const auto e = porta::transform_reduce<double>(dev, 4, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) {
-    return static_cast<float>(i) + 0.25f;
-  });
+  const auto e = porta::transform_reduce<double>(
+      dev, 4, 0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return static_cast<float>(i) + 0.25f; });
   static_assert(std::is_same_v<std::decay_t<decltype(e)>, double>);
   CHECK(e == 7.0);
 }
@@ -470,7 +483,8 @@ TEST_CASE("user kernels on a device that does not exist are Unavailable", "[kern
                     porta_test::Contains("porta::parallel_for") && porta_test::Contains(missing.to_string()));
   CHECK_THROWS_AS(porta::parallel_for(missing, porta::range(2, 2), PORTA_LAMBDA(std::int64_t, std::int64_t){}),
                   porta::Unavailable);
-  CHECK_THROWS_AS(porta::transform_reduce(missing, 10, 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; }),
+  CHECK_THROWS_AS(porta::transform_reduce(
+                      missing, 10, 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; }),
                   porta::Unavailable);
 }
 
@@ -510,9 +524,10 @@ TEST_CASE("the guide's stencil: a lambda and a functor agree with the host", "[k
     // example-begin stencil
     auto u = a.view();
     auto next = b.view();
-    porta::parallel_for(dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-      next(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
-    });
+    porta::parallel_for(
+        dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+          next(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
+        });
     // example-end stencil
   }
   auto c = a.clone();
@@ -524,6 +539,8 @@ TEST_CASE("the guide's stencil: a lambda and a functor agree with the host", "[k
         [&](std::size_t i) {
           return porta_test::same_bits(got[i], expect[i]) || std::abs(got[i] - expect[i]) <= 4e-7f;
         },
-        [&](std::size_t i) { return "got " + porta_test::show(got[i]) + ", expected " + porta_test::show(expect[i]); }));
+        [&](std::size_t i) {
+          return "got " + porta_test::show(got[i]) + ", expected " + porta_test::show(expect[i]);
+        }));
   }
 }

@@ -4,5 +4,6 @@
 #include <porta/kernels.hpp>
 
 void bad(porta::Device dev, porta::Array<float>& x) {
-  porta::parallel_for(dev, x.size(), PORTA_LAMBDA(std::int64_t i) { (void)x.data()[i]; });
+  porta::parallel_for(
+      dev, x.size(), PORTA_LAMBDA(std::int64_t i) { (void)x.data()[i]; });
 }

@@ -7,6 +7,8 @@
 
 double good(porta::Device dev, porta::Array<float>& x) {
   auto xv = x.view();
-  porta::parallel_for(dev, x.size(), PORTA_LAMBDA(std::int64_t i) { xv[i] = 1.0f; });
-  return porta::transform_reduce(dev, x.size(), 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return double(xv[i]); });
+  porta::parallel_for(
+      dev, x.size(), PORTA_LAMBDA(std::int64_t i) { xv[i] = 1.0f; });
+  return porta::transform_reduce(
+      dev, x.size(), 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return double(xv[i]); });
 }

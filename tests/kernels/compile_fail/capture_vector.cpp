@@ -7,6 +7,7 @@
 
 double bad(porta::Device dev, const std::vector<double>& host) {
   const std::vector<double> w = host;
-  return porta::transform_reduce(dev, static_cast<std::int64_t>(w.size()), 0.0, porta::plus{},
-                                 PORTA_LAMBDA(std::int64_t i) { return w[static_cast<std::size_t>(i)]; });
+  return porta::transform_reduce(
+      dev, static_cast<std::int64_t>(w.size()), 0.0, porta::plus{},
+      PORTA_LAMBDA(std::int64_t i) { return w[static_cast<std::size_t>(i)]; });
 }

@@ -128,8 +128,7 @@ struct ApiCuda {
   // error (and only it: the non-sticky error state is read and cleared). grid and block are dim3,
   // so 1-, 2- and 3-D shapes and plain unsigned counts all work.
   template <class... Params, class... Args>
-  static Error launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, Stream s,
-                      Args&&... args) {
+  static Error launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, Stream s, Args&&... args) {
     kernel<<<grid, block, smem, s>>>(std::forward<Args>(args)...);
     return cudaGetLastError();
   }

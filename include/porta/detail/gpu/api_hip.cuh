@@ -144,8 +144,7 @@ struct ApiHip {
 #if defined(__HIP__)
   // The one kernel launcher (api_cuda.cuh says more).
   template <class... Params, class... Args>
-  static Error launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, Stream s,
-                      Args&&... args) {
+  static Error launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, Stream s, Args&&... args) {
     kernel<<<grid, block, smem, s>>>(std::forward<Args>(args)...);
     return hipGetLastError();
   }

@@ -91,8 +91,7 @@ __global__ void parallel_for_3d_kernel(std::int64_t lo0, std::int64_t hi0, std::
     const std::int64_t s2 = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (; i < hi0; i += s0)
       for (std::int64_t j = lo1 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; j < hi1; j += s1)
-        for (std::int64_t k = lo2 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < hi2;
-             k += s2)
+        for (std::int64_t k = lo2 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < hi2; k += s2)
           f(i, j, k);
   }
 }
@@ -105,7 +104,12 @@ dim3 block_shape(const Range<Rank>& r, const char* fn) {
   std::int64_t b[3] = {1, 1, 1};  // x, y, z
   for (int d = 0; d < Rank; ++d) {
     const int axis = Rank - 1 - d;
-    b[axis] = tiled ? r.tile_extent(d) : (Rank == 1 ? gpu::kBlockThreads : axis == 0 ? 32 : Rank == 2 ? 8 : axis == 1 ? 4 : 2);
+    b[axis] = tiled ? r.tile_extent(d)
+                    : (Rank == 1   ? gpu::kBlockThreads
+                       : axis == 0 ? 32
+                       : Rank == 2 ? 8
+                       : axis == 1 ? 4
+                                   : 2);
   }
   // Each extent first, so that the product cannot overflow.
   if (b[0] > 1024 || b[1] > 1024 || b[2] > 64 || b[0] * b[1] * b[2] > 1024)
@@ -217,8 +221,8 @@ T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* 
     std::int64_t threads = n / (2 * static_cast<std::int64_t>(sms > 0 ? sms : 1));
     threads = threads >= gpu::kBlockThreads ? gpu::kBlockThreads : threads >= 128 ? 128 : threads >= 64 ? 64 : 32;
     const std::int64_t grid = gpu::clamp_grid((n + threads - 1) / threads, gpu::kMaxGrid);
-    e = Api::launch(materialize_kernel<T, F>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(threads)), 0,
-                    s, n, f, vals);
+    e = Api::launch(materialize_kernel<T, F>, dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(threads)),
+                    0, s, n, f, vals);
     if (e == Api::kSuccess) e = gpu::reduce_run<Api, T>(gpu::ContigLoad<T>{vals}, op, 1, n, 1, y, scratch, s);
   } else {
     e = gpu::reduce_run<Api, T>(gpu::FuncLoad<T, F>{f}, op, 1, n, 1, y, scratch, s);
