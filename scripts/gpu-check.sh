@@ -82,22 +82,30 @@ if want sanitize && command -v compute-sanitizer >/dev/null; then
   # concurrency, which the tool serialises. porta_kernel_fault_test is left out: its out-of-bounds
   # write is the test. racecheck and synccheck over the user kernels and the reductions (shared
   # memory, shuffles); initcheck over the examples.
+  # PORTA_SANITIZE="synccheck initcheck" picks tools (default all four); PORTA_SANITIZE_RUNS picks
+  # runs by name ("kernels", "reductions", "examples", "suite", "oom"; default all), so one device
+  # call can finish what an earlier one had no time left for.
   cs=(compute-sanitizer --error-exitcode 9 --print-limit 50)
   gpu=(env PORTA_TEST_DEVICES=cuda:0 PORTA_DEVICE=cuda:0)
-  for exe in porta_unit_tests porta_algorithm_tests porta_kernel_tests; do
+  tools=" ${PORTA_SANITIZE:-memcheck racecheck synccheck initcheck} "
+  runs=" ${PORTA_SANITIZE_RUNS:-suite oom kernels reductions examples} "
+  use() { [[ $tools == *" $1 "* && $runs == *" $2 "* ]]; }
+  use memcheck suite && for exe in porta_unit_tests porta_algorithm_tests porta_kernel_tests; do
     [ -x "$build/bin/$exe" ] || continue
     run "memcheck $exe" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool memcheck "$build/bin/$exe" '~[overlap]~[oom]~[.]'
   done
-  for exe in porta_unit_tests porta_algorithm_tests porta_fault_tests; do
+  use memcheck oom && for exe in porta_unit_tests porta_algorithm_tests porta_fault_tests; do
     [ -x "$build/bin/$exe" ] || continue
     run "memcheck $exe [oom]" "$log" "${gpu[@]}" timeout 300 "${cs[@]}" --tool memcheck --report-api-errors no \
       "$build/bin/$exe" '[oom]'
   done
   for tool in racecheck synccheck; do
-    run "$tool porta_kernel_tests" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool "$tool" "$build/bin/porta_kernel_tests" '~[overlap]~[.]'
-    run "$tool reductions" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool "$tool" "$build/bin/porta_algorithm_tests" '[reduce]'
+    use "$tool" kernels && run "$tool porta_kernel_tests" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool "$tool" \
+      "$build/bin/porta_kernel_tests" '~[overlap]~[.]'
+    use "$tool" reductions && run "$tool reductions" "$log" "${gpu[@]}" timeout 580 "${cs[@]}" --tool "$tool" \
+      "$build/bin/porta_algorithm_tests" '[reduce]'
   done
-  for ex in quickstart multiply_them vector_add arrays devices "mlp --steps 12 --batch 256" mlp_test \
+  use initcheck examples && for ex in quickstart multiply_them vector_add arrays devices "mlp --steps 12 --batch 256" mlp_test \
             "overlap --chunks 4 --chunk-mb 4" heat cg; do
     set -- $ex
     [ -x "$build/bin/$1" ] || continue
