@@ -123,6 +123,33 @@ Array<T> new_output(const char* fn, Shape shape, Device dev, const Stream& strea
   }
 }
 
+// A shape seen as [outer, n, inner] around `axis` (negative counts from the end, as in NumPy), and
+// the shape without that axis: what the functions along an axis (argmax, ...) share.
+struct AxisSplit {
+  std::int64_t outer = 1, n = 0, inner = 1;
+  Shape result;
+};
+
+inline AxisSplit split_axis(const char* fn, const Shape& shape, int axis) {
+  const int rank = shape.rank();
+  if (rank == 0) throw_invalid(fn, "an axis reduction needs an array of rank 1 or more (x is a scalar)");
+  if (axis < -rank || axis >= rank)
+    throw_invalid(
+        fn, ("axis " + std::to_string(axis) + " is out of range for a " + std::to_string(rank) + "-D array").c_str());
+  const int ax = axis < 0 ? axis + rank : axis;
+  AxisSplit a;
+  std::int64_t dims[Shape::kMaxRank] = {};
+  int r = 0;
+  for (int i = 0; i < rank; ++i) {
+    if (i < ax) a.outer *= shape[i];
+    if (i > ax) a.inner *= shape[i];
+    if (i != ax) dims[r++] = shape[i];
+  }
+  a.n = shape[ax];
+  a.result = make_shape(dims, rank - 1);
+  return a;
+}
+
 }  // namespace porta::detail
 
 // Explicit instantiation for the four dtypes of the ABI.

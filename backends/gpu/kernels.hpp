@@ -56,6 +56,17 @@ struct GemmKernels {
                   std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc, void* stream);
 };
 
+// Issue 15 part 3 (sort_kernels.cuh): a stable radix sort in porta's key order (keys and, when
+// value_bytes is 4 or 8, values of that size carried along), and argmax / argmin of x viewed as
+// [outer, n, inner]. Temporaries come from the stream-ordered pool of the current device.
+template <class Api, class T>
+struct SortKernels {
+  static int sort(std::int64_t n, const T* keys_in, T* keys_out, int value_bytes, const void* values_in,
+                  void* values_out, bool descending, void* stream);
+  static int argreduce(porta_arg_op op, std::int64_t outer, std::int64_t n, std::int64_t inner, const T* x,
+                       std::int64_t* y, void* stream);
+};
+
 // The ABI's runtime dtype and scalars: backends/common/dtype.hpp.
 using backend::scalar_value;
 using backend::with_dtype;
@@ -133,6 +144,21 @@ struct Kernels {
                                        s);
     });
   }
+  static int sort(porta_dtype key_dt, std::int64_t n, const void* keys_in, void* keys_out, int value_bytes,
+                  const void* values_in, void* values_out, bool descending, void* s) {
+    return with_dtype(key_dt, [&](auto t) {
+      using T = decltype(t);
+      return SortKernels<Api, T>::sort(n, static_cast<const T*>(keys_in), static_cast<T*>(keys_out), value_bytes,
+                                       values_in, values_out, descending, s);
+    });
+  }
+  static int argreduce(porta_arg_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                       const void* x, std::int64_t* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return SortKernels<Api, T>::argreduce(op, outer, n, inner, static_cast<const T*>(x), y, s);
+    });
+  }
 };
 
 // Explicit instantiations live in instantiate/*.cu.
@@ -148,6 +174,10 @@ struct Kernels {
   extern template struct GemmKernels<Api, float>;          \
   extern template struct GemmKernels<Api, double>;         \
   extern template struct GemmKernels<Api, std::int32_t>;   \
-  extern template struct GemmKernels<Api, std::int64_t>;
+  extern template struct GemmKernels<Api, std::int64_t>;   \
+  extern template struct SortKernels<Api, float>;          \
+  extern template struct SortKernels<Api, double>;         \
+  extern template struct SortKernels<Api, std::int32_t>;   \
+  extern template struct SortKernels<Api, std::int64_t>;
 
 }  // namespace porta::detail::gpu

@@ -34,6 +34,7 @@
 
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
+#include "backends/common/sort_checks.hpp"
 #include "backends/gpu/kernels.hpp"
 #include "backends/gpu/table_checks.hpp"
 #include "porta/abi/backend_v1.h"
@@ -590,6 +591,25 @@ struct Plugin {
     return run(dev, "gemm", "gemm", dt, [&] {
       return K::gemm(dt, trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
     });
+  }
+
+  // ---- issue 15 part 3: sorting and arg-reductions (sort_kernels.cuh) ------------------------------
+  static porta_status sort(int dev, porta_dtype key_dt, int64_t n, const void* keys_in, void* keys_out,
+                           porta_dtype value_dt, const void* values_in, void* values_out, uint32_t flags,
+                           porta_stream s) noexcept {
+    PORTA_GPU_CHECK(backend::check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags));
+    const int value_bytes = values_in == nullptr ? 0 : static_cast<int>(backend::check::elem_size(value_dt));
+    return run(dev, "sort", "sort", key_dt, [&] {
+      return K::sort(key_dt, n, keys_in, keys_out, value_bytes, values_in, values_out,
+                     (flags & PORTA_SORT_DESCENDING) != 0, s);
+    });
+  }
+
+  static porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
+                                const void* x, int64_t* y, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(backend::check::argreduce(op, dt, outer, n, inner, x, y));
+    return run(dev, "argreduce", op == PORTA_ARG_MAX ? "argmax" : "argmin", dt,
+               [&] { return K::argreduce(op, dt, outer, n, inner, x, y, s); });
   }
 
 #undef PORTA_GPU_CATCH

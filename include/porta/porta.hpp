@@ -14,4 +14,5 @@
 #include "porta/device.hpp"
 #include "porta/error.hpp"
 #include "porta/host_array.hpp"
+#include "porta/sort.hpp"
 #include "porta/stream.hpp"

@@ -113,6 +113,15 @@ typedef enum porta_copy_kind {
 #define PORTA_GEMM_ALLOW_TF32 0x1u /* fp32 inputs may use TF32 tensor cores (about 1e-3 relative error) */
 #define PORTA_GEMM_OWN_KERNEL 0x2u /* use porta's own tiled kernel instead of the vendor BLAS */
 
+/* Issue 15 part 3: sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
+ * -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, every NaN equal. */
+#define PORTA_SORT_DESCENDING 0x1u /* stable descending (equal keys keep input order; NaN still last) */
+typedef enum porta_arg_op {
+  PORTA_ARG_MAX = 0, /* first index of the largest element; NaN counts as the largest */
+  PORTA_ARG_MIN,     /* first index of the smallest element; NaN counts as the smallest */
+  PORTA_ARG_COUNT
+} porta_arg_op;
+
 typedef struct porta_device_info_v1 {
   char name[256];        /* "NVIDIA H200", "AMD Instinct MI250X", CPU model name */
   char vendor[64];       /* "NVIDIA", "AMD", "GenuineIntel" */
@@ -206,6 +215,17 @@ typedef struct porta_backend_v1 {
   porta_status (*gemm)(int dev, porta_dtype dt, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
                        porta_scalar alpha, const void* a, int64_t lda, const void* b, int64_t ldb, porta_scalar beta,
                        void* c, int64_t ldc, uint32_t flags, porta_stream s);
+
+  /* ---- issue 15 part 3: sorting and arg-reductions ---- */
+  /* Stable radix sort of n keys of key_dt from keys_in into keys_out; when values_in is not NULL,
+   * the n values of value_dt travel with their keys into values_out. Inputs and outputs must not
+   * overlap. flags: PORTA_SORT_*. NaN keys are written as the canonical quiet NaN. */
+  porta_status (*sort)(int dev, porta_dtype key_dt, int64_t n, const void* keys_in, void* keys_out,
+                       porta_dtype value_dt, const void* values_in, void* values_out, uint32_t flags, porta_stream s);
+  /* y[o * inner + i] = the index j (0 <= j < n) of the first best x[o, j, i] of x viewed as
+   * [outer, n, inner]; n > 0 unless outer * inner == 0. y is device memory. */
+  porta_status (*argreduce)(int dev, porta_arg_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
+                            const void* x, int64_t* y, porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sorting and arg-reductions of the CPU backend (issue 15, part 3).
+//
+// sort: a parallel, stable LSD radix sort over the keys of porta/detail/sort_key.hpp, 8 bits per
+// pass, the order every backend shares (CUB and rocPRIM sort the same keys on GPUs). One OpenMP
+// region runs every pass: each thread counts the digits of its own contiguous piece, one thread
+// turns the counts into offsets (digit-major, thread-minor, which is what makes it stable), and
+// each thread scatters its piece in order. A first read counts every digit position at once, so
+// that passes in which all keys share a digit (small integers in int64, the exponent bits of
+// numbers in a narrow range) are skipped. Keys are encoded as the first pass reads them and
+// decoded as the last one writes them; the output arrays serve as one of the two buffers.
+//
+// argreduce: the first index of the largest (argmax) or smallest (argmin) key of sort_key.hpp, NaN
+// taking the place that wins, so the answer does not depend on the order of evaluation: threads
+// each take a piece and the pieces are combined in index order.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "backends/common/sort_checks.hpp"
+#include "cpu_common.hpp"
+#include "cpu_kernels.hpp"
+#include "porta/detail/sort_key.hpp"
+
+namespace porta::detail::cpu {
+namespace {
+
+constexpr int kDigitBits = 8;
+constexpr int kBuckets = 1 << kDigitBits;
+// Elements per thread below which a sort stays on fewer threads: a pass costs a few ns per element
+// and waking a team a few microseconds.
+constexpr std::int64_t kGrainSort = std::int64_t(1) << 14;
+
+template <class U>
+inline unsigned digit(U key, int pass) {
+  return static_cast<unsigned>(key >> (pass * kDigitBits)) & (kBuckets - 1);
+}
+
+// V is the value payload (std::uint32_t or std::uint64_t: only its size matters), or void.
+template <class T, class V>
+void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* values_in_v, void* values_out_v,
+                bool descending) {
+  using U = SortBits<T>;
+  constexpr bool kValues = !std::is_void_v<V>;
+  using VT = std::conditional_t<kValues, V, unsigned char>;
+  constexpr int kPasses = static_cast<int>(sizeof(T));
+  const auto* values_in = static_cast<const VT*>(values_in_v);
+  auto* values_out = static_cast<VT*>(values_out_v);
+  const auto key = [descending](T x) { return sort_key<T>(x, descending); };
+
+  const int nt = threads_for(n, kGrainSort);
+  // Counts of every digit position, per thread, from one read of the input.
+  std::vector<std::int64_t> all(static_cast<std::size_t>(nt) * kPasses * kBuckets, 0);
+  const auto piece = [n](int t, int T_) {
+    const std::int64_t per = (n + T_ - 1) / T_;
+    return std::pair<std::int64_t, std::int64_t>(std::min(n, t * per), std::min(n, (t + 1) * per));
+  };
+  const auto count_all = [&](int t, int T_) {
+    const auto [b, e] = piece(t, T_);
+    std::int64_t* c = all.data() + static_cast<std::size_t>(t) * kPasses * kBuckets;
+    for (std::int64_t i = b; i < e; ++i) {
+      const U k = key(keys_in[i]);
+      for (int p = 0; p < kPasses; ++p) ++c[p * kBuckets + digit(k, p)];
+    }
+  };
+  int team = nt;
+#if defined(_OPENMP)
+  if (nt > 1) {
+#pragma omp parallel num_threads(nt)
+    {
+#pragma omp single
+      team = omp_get_num_threads();
+      count_all(omp_get_thread_num(), team);
+    }
+  } else {
+    count_all(0, 1);
+  }
+#else
+  count_all(0, 1);
+#endif
+  int active[kPasses];
+  int m = 0;
+  for (int p = 0; p < kPasses; ++p) {
+    std::int64_t top = 0;
+    for (int d = 0; d < kBuckets; ++d) {
+      std::int64_t s = 0;
+      for (int t = 0; t < team; ++t) s += all[(static_cast<std::size_t>(t) * kPasses + p) * kBuckets + d];
+      top = std::max(top, s);
+    }
+    if (top != n) active[m++] = p;
+  }
+  if (m == 0) {  // every key equal: the sort is a copy (keys through the codec: NaNs become canonical)
+    parallel_ranges(n, kGrainCheap, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) keys_out[i] = sort_key_value<T>(key(keys_in[i]), descending);
+      if constexpr (kValues) std::memcpy(values_out + b, values_in + b, static_cast<std::size_t>(e - b) * sizeof(VT));
+    });
+    return;
+  }
+
+  // Pass j reads what pass j - 1 wrote (the input for j = 0) and writes the output arrays when
+  // m - 1 - j is even, the temporaries otherwise, so that the last pass lands in the outputs.
+  std::unique_ptr<U[]> key_tmp(m > 1 ? new U[static_cast<std::size_t>(n)] : nullptr);
+  std::unique_ptr<VT[]> value_tmp(kValues && m > 1 ? new VT[static_cast<std::size_t>(n)] : nullptr);
+  U* const key_buf[2] = {reinterpret_cast<U*>(keys_out), key_tmp.get()};
+  VT* const value_buf[2] = {values_out, value_tmp.get()};
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(team) * kBuckets);
+
+  const auto run = [&](int t, int T_) {
+    const auto [b, e] = piece(t, T_);
+    std::int64_t* c = offsets.data() + static_cast<std::size_t>(t) * kBuckets;
+    for (int j = 0; j < m; ++j) {
+      const int p = active[j];
+      const bool first = j == 0, last = j == m - 1;
+      const U* src = first ? nullptr : key_buf[(m - j) % 2];
+      const VT* vsrc = first ? values_in : value_buf[(m - j) % 2];
+      U* dst = key_buf[(m - 1 - j) % 2];
+      VT* vdst = value_buf[(m - 1 - j) % 2];
+      const auto load = [&](std::int64_t i) { return first ? key(keys_in[i]) : src[i]; };
+      std::fill(c, c + kBuckets, std::int64_t(0));
+      for (std::int64_t i = b; i < e; ++i) ++c[digit(load(i), p)];
+#if defined(_OPENMP)
+#pragma omp barrier
+#pragma omp single
+#endif
+      {
+        std::int64_t sum = 0;
+        for (int d = 0; d < kBuckets; ++d) {
+          for (int u = 0; u < T_; ++u) {
+            std::int64_t& o = offsets[static_cast<std::size_t>(u) * kBuckets + d];
+            const std::int64_t cnt = o;
+            o = sum;
+            sum += cnt;
+          }
+        }
+      }  // the single's implicit barrier publishes the offsets
+      for (std::int64_t i = b; i < e; ++i) {
+        const U k = load(i);
+        const std::int64_t o = c[digit(k, p)]++;
+        if (last) {
+          keys_out[o] = sort_key_value<T>(k, descending);
+        } else {
+          dst[o] = k;
+        }
+        if constexpr (kValues) vdst[o] = vsrc[i];
+      }
+#if defined(_OPENMP)
+#pragma omp barrier
+#endif
+    }
+  };
+#if defined(_OPENMP)
+  if (team > 1) {
+#pragma omp parallel num_threads(team)
+    run(omp_get_thread_num(), omp_get_num_threads());  // pieces follow the team actually given
+    return;
+  }
+#endif
+  run(0, 1);
+}
+
+template <class T>
+void sort_typed(std::int64_t n, const void* kin, void* kout, std::size_t value_bytes, const void* vin, void* vout,
+                bool descending) {
+  const auto* ki = static_cast<const T*>(kin);
+  auto* ko = static_cast<T*>(kout);
+  if (value_bytes == 0) {
+    radix_sort<T, void>(n, ki, ko, nullptr, nullptr, descending);
+  } else if (value_bytes == 4) {
+    radix_sort<T, std::uint32_t>(n, ki, ko, vin, vout, descending);
+  } else {
+    radix_sort<T, std::uint64_t>(n, ki, ko, vin, vout, descending);
+  }
+}
+
+// ---- argreduce ----------------------------------------------------------------------------------
+// The key of x for an arg-reduction: argmax keeps the largest key (NaN is all ones), argmin the
+// smallest (NaN is zero); ties go to the first index.
+template <class T, bool IsMax>
+struct ArgKey {
+  using U = SortBits<T>;
+  static U of(T x) { return SortKey<T, IsMax>::encode(x); }
+  static bool better(U a, U b) { return IsMax ? a > b : a < b; }
+  static constexpr U kNan = SortKey<T, IsMax>::kNanKey;
+};
+
+// First index of the best key among x[first + j * stride], j in [b, e); e > b.
+template <class T, bool IsMax>
+std::pair<SortBits<T>, std::int64_t> arg_scan(const T* x, std::int64_t stride, std::int64_t b, std::int64_t e) {
+  using K = ArgKey<T, IsMax>;
+  auto best = K::of(x[b * stride]);
+  std::int64_t at = b;
+  for (std::int64_t j = b + 1; j < e && best != K::kNan; ++j) {
+    const auto k = K::of(x[j * stride]);
+    if (K::better(k, best)) {
+      best = k;
+      at = j;
+    }
+  }
+  return {best, at};
+}
+
+template <class T, bool IsMax>
+void argreduce_typed(std::int64_t outer, std::int64_t n, std::int64_t inner, const T* x, std::int64_t* y) {
+  using K = ArgKey<T, IsMax>;
+  using U = SortBits<T>;
+  const std::int64_t outputs = outer * inner;
+  if (outputs == 1) {
+    // One long row: pieces per thread, combined in index order (a later piece wins only if better).
+    const int nt = threads_for(n, kGrainCheap);
+    std::vector<std::pair<U, std::int64_t>> part(static_cast<std::size_t>(nt));
+    parallel_tasks(nt, n / nt, [&](std::int64_t t, int) {
+      const std::int64_t per = (n + nt - 1) / nt, b = std::min(n, t * per), e = std::min(n, b + per);
+      part[static_cast<std::size_t>(t)] = b < e ? arg_scan<T, IsMax>(x, 1, b, e) : std::pair<U, std::int64_t>{U(0), -1};
+    });
+    std::pair<U, std::int64_t> r = part[0];
+    for (int t = 1; t < nt; ++t)
+      if (part[static_cast<std::size_t>(t)].second >= 0 && K::better(part[static_cast<std::size_t>(t)].first, r.first))
+        r = part[static_cast<std::size_t>(t)];
+    *y = r.second;
+    return;
+  }
+  if (inner == 1) {  // rows of n contiguous elements, one task each
+    parallel_tasks(outer, n, [&](std::int64_t o, int) { y[o] = arg_scan<T, IsMax>(x + o * n, 1, 0, n).second; });
+    return;
+  }
+  // Along a middle axis: a strip of consecutive outputs walks the axis row by row, reading
+  // contiguous memory; the strip's best keys live in a small buffer.
+  constexpr std::int64_t kStrip = 256;
+  const std::int64_t strips = (inner + kStrip - 1) / kStrip;
+  parallel_tasks(outer * strips, n * kStrip, [&](std::int64_t task, int) {
+    const std::int64_t o = task / strips, i0 = (task % strips) * kStrip, w = std::min(kStrip, inner - i0);
+    const T* base = x + o * n * inner + i0;
+    U best[kStrip];
+    std::int64_t at[kStrip];
+    for (std::int64_t i = 0; i < w; ++i) {
+      best[i] = K::of(base[i]);
+      at[i] = 0;
+    }
+    for (std::int64_t j = 1; j < n; ++j) {
+      const T* row = base + j * inner;
+      for (std::int64_t i = 0; i < w; ++i) {
+        const U k = K::of(row[i]);
+        const bool b = K::better(k, best[i]);
+        best[i] = b ? k : best[i];
+        at[i] = b ? j : at[i];
+      }
+    }
+    std::int64_t* out = y + o * inner + i0;
+    for (std::int64_t i = 0; i < w; ++i) out[i] = at[i];
+  });
+}
+
+}  // namespace
+
+porta_status sort(int dev, porta_dtype key_dt, std::int64_t n, const void* keys_in, void* keys_out,
+                  porta_dtype value_dt, const void* values_in, void* values_out, std::uint32_t flags,
+                  porta_stream) noexcept {
+  if (porta_status st = check_device(dev, "sort"); st != PORTA_OK) return st;
+  if (porta_status st = backend::check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags);
+      st != PORTA_OK)
+    return st;
+  if (n == 0) return PORTA_OK;
+  PORTA_CPU_TRY
+  const std::size_t value_bytes = values_in == nullptr ? 0 : backend::check::elem_size(value_dt);
+  const bool descending = (flags & PORTA_SORT_DESCENDING) != 0;
+  with_dtype(key_dt, [&](auto tag) {
+    sort_typed<decltype(tag)>(n, keys_in, keys_out, value_bytes, values_in, values_out, descending);
+  });
+  return PORTA_OK;
+  PORTA_CPU_CATCH("sort")
+}
+
+porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                       const void* x, std::int64_t* y, porta_stream) noexcept {
+  if (porta_status st = check_device(dev, "argreduce"); st != PORTA_OK) return st;
+  if (porta_status st = backend::check::argreduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
+  if (outer * inner == 0) return PORTA_OK;
+  PORTA_CPU_TRY
+  with_dtype(dt, [&](auto tag) {
+    using T = decltype(tag);
+    if (op == PORTA_ARG_MAX) {
+      argreduce_typed<T, true>(outer, n, inner, static_cast<const T*>(x), y);
+    } else {
+      argreduce_typed<T, false>(outer, n, inner, static_cast<const T*>(x), y);
+    }
+  });
+  return PORTA_OK;
+  PORTA_CPU_CATCH("argreduce")
+}
+
+}  // namespace porta::detail::cpu
