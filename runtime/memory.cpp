@@ -138,8 +138,10 @@ void copy_small_to_host(Device src_device, const void* src, void* dst, std::size
   std::memcpy(dst, bounce, bytes);
 }
 
-// `s` belongs to src_device (it is also dst_device's when they are one device). Between devices
-// the copy is synchronous: the data goes through host memory that is gone on return.
+// `s` belongs to src_device (it is also dst_device's when they are one device). Between two devices
+// of one GPU backend the copy is the backend's copy_peer: over the link where the pair has peer
+// access, asynchronous, ordered after dst_device's queued work and before its later work. Between
+// backends it goes through host memory and is synchronous (the staging buffer is gone on return).
 void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes, porta_stream s) {
   constexpr const char* fn = "porta::copy";
   if (dst_device == src_device) {
@@ -160,6 +162,11 @@ void copy_between(Device dst_device, void* dst, Device src_device, const void* s
     return;
   }
   if (bytes == 0) return;
+  if (dst_device.type == src_device.type) {
+    const porta_backend_v1& t = backend_for(src_device, fn);
+    check(t.copy_peer(src_device.index, src, dst_device.index, dst, bytes, s), fn, src_device);
+    return;
+  }
   std::unique_ptr<unsigned char[]> staging(new (std::nothrow) unsigned char[bytes]);
   if (!staging) throw_oom(fn, Device(DeviceType::cpu, 0), bytes, "staging buffer for a copy between devices");
   copy_to_host(src_device, src, staging.get(), bytes, s, true);

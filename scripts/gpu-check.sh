@@ -5,7 +5,7 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|tune]...   (default: all but tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|tune]...   (default: all but tune)
 #
 # kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
@@ -124,6 +124,11 @@ if want python && [ -d "$build/python/porta" ]; then
   # The pytest suite (label python: CPU and, with torch and CuPy, the CUDA interchange) ran with ctest;
   # this is the round trip PyTorch tensor -> porta.sum -> back, timed against porta::sum's own time.
   run "python round trip" "$log" env PYTHONPATH="$build/python" python3 tests/python/bench_roundtrip.py
+fi
+
+if want peer && [ -x "$build/bench/porta_peer_bench" ]; then
+  # Copies between two GPUs beside cudaMemcpyPeerAsync (needs the two-GPU machine; says why otherwise).
+  run "peer copies" "$log" "$build/bench/porta_peer_bench" --benchmark_min_time=0.2 --benchmark_counters_tabular=true
 fi
 
 if want tune && [ -x "$build/bench/porta_tune_gpu" ]; then

@@ -109,6 +109,9 @@ struct Plugin {
     // and a pointer that is not porta's is an error instead of a crash in the runtime.
     std::unordered_map<void*, std::size_t> sizes;
     std::uint64_t in_use = 0, peak = 0, count = 0;
+    // Peer access from this device to each other one: 0 not asked yet, 1 enabled, -1 not possible.
+    std::mutex peer_mutex;
+    std::unique_ptr<signed char[]> peer;
   };
 
   struct Devices {
@@ -337,6 +340,65 @@ struct Plugin {
     }
     PORTA_GPU_ENTER(dev, fn);
     PORTA_GPU_CALL(fn, memcpy_async, dst, src, bytes, k, native(s));
+    return PORTA_OK;
+  }
+
+  // Whether the current device, `dev`, reaches `peer`'s memory directly; asked, and enabled where it
+  // can be, once per direction (enabling is a driver call that maps every allocation of the pair).
+  static porta_status peer_link(int dev, int peer, const char* fn) noexcept {
+    const Devices& d = devices();
+    DeviceState& st = d.states[static_cast<std::size_t>(dev)];
+    std::lock_guard<std::mutex> lock(st.peer_mutex);
+    if (!st.peer) {
+      st.peer.reset(new (std::nothrow) signed char[static_cast<std::size_t>(d.count)]());
+      if (!st.peer) return backend::set_error(PORTA_ERR_OOM, "%s: out of host memory", fn);
+    }
+    signed char& state = st.peer[peer];
+    if (state != 0) return PORTA_OK;
+    int ok = 0;
+    PORTA_GPU_CALL(fn, can_access_peer, &ok, dev, peer);
+    if (ok != 0) PORTA_GPU_CALL(fn, enable_peer_access, peer);
+    state = ok != 0 ? 1 : -1;
+    return PORTA_OK;
+  }
+
+  // Events that exist for one call's ordering only; destroying a recorded event is allowed, its
+  // waits still hold.
+  struct OrderingEvents {
+    typename Api::Event before{}, after{};
+    ~OrderingEvents() {
+      if (before) (void)Api::event_destroy(before);
+      if (after) (void)Api::event_destroy(after);
+    }
+  };
+
+  static porta_status copy_peer(int dev, const void* src, int dst_dev, void* dst, size_t bytes,
+                                porta_stream s) noexcept {
+    constexpr const char* fn = "copy_peer";
+    if (bytes == 0) return PORTA_OK;
+    if (dst == nullptr || src == nullptr) return backend::set_error(PORTA_ERR_INVALID, "%s: NULL pointer", fn);
+    if (dev == dst_dev) return copy(dev, dst, src, bytes, PORTA_COPY_DEVICE_TO_DEVICE, s);
+    OrderingEvents ev;
+    {  // On the destination: its reach to the source, and a mark after the work queued there so far.
+      DeviceGuard<Api> guard;
+      PORTA_GPU_CHECK(enter(guard, dst_dev, fn));
+      PORTA_GPU_CHECK(peer_link(dst_dev, dev, fn));
+      PORTA_GPU_CALL(fn, event_create_ordering, &ev.before);
+      PORTA_GPU_CALL(fn, event_record, ev.before, typename Api::Stream{});
+    }
+    {  // On the source's stream: wait for that mark, copy, and mark the end of the copy.
+      DeviceGuard<Api> guard;
+      PORTA_GPU_CHECK(enter(guard, dev, fn));
+      PORTA_GPU_CHECK(peer_link(dev, dst_dev, fn));
+      PORTA_GPU_CALL(fn, event_create_ordering, &ev.after);
+      PORTA_GPU_CALL(fn, stream_wait_event, native(s), ev.before);
+      PORTA_GPU_CALL(fn, memcpy_peer_async, dst, dst_dev, src, dev, bytes, native(s));
+      PORTA_GPU_CALL(fn, event_record, ev.after, native(s));
+    }
+    // The destination's default stream (and, through it, its blocking streams) waits for the copy.
+    DeviceGuard<Api> guard;
+    PORTA_GPU_CHECK(enter(guard, dst_dev, fn));
+    PORTA_GPU_CALL(fn, stream_wait_event, typename Api::Stream{}, ev.after);
     return PORTA_OK;
   }
 

@@ -207,6 +207,12 @@ porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_
   return PORTA_OK;
 }
 
+// The CPU backend has one device, so a copy "between devices" is a copy within it.
+porta_status copy_peer(int dev, const void* src, int dst_dev, void* dst, size_t bytes, porta_stream s) noexcept {
+  if (porta_status st = check_device(dst_dev, "copy_peer"); st != PORTA_OK) return st;
+  return copy(dev, dst, src, bytes, PORTA_COPY_DEVICE_TO_DEVICE, s);
+}
+
 // ---- streams and events -------------------------------------------------------------------------
 namespace {
 

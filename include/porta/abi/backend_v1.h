@@ -226,6 +226,14 @@ typedef struct porta_backend_v1 {
    * [outer, n, inner]; n > 0 unless outer * inner == 0. y is device memory. */
   porta_status (*argreduce)(int dev, porta_arg_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                             const void* x, int64_t* y, porta_stream s);
+
+  /* ---- issue 13: copies between two devices of one backend ---- */
+  /* bytes from src on device dev to dst on device dst_dev (both of this backend), enqueued on s (a
+   * stream of dev; NULL: its default stream) after the work already queued on dst_dev's default
+   * stream; work queued later on dst_dev's default stream waits for the copy. GPUs enable peer
+   * access once per pair of devices that have it (the copy then crosses the link directly) and let
+   * the runtime stage it otherwise. Returns without waiting for the copy. */
+  porta_status (*copy_peer)(int dev, const void* src, int dst_dev, void* dst, size_t bytes, porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

@@ -107,6 +107,20 @@ struct ApiCuda {
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s);
   }
+  // Between two devices of this runtime. Without peer access the driver stages the copy itself.
+  static Error can_access_peer(int* ok, int dev, int peer) { return cudaDeviceCanAccessPeer(ok, dev, peer); }
+  // From the current device to `peer`'s memory; enabling twice is not an error here.
+  static Error enable_peer_access(int peer) {
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e != cudaErrorPeerAccessAlreadyEnabled) return e;
+    (void)cudaGetLastError();
+    return cudaSuccess;
+  }
+  static Error memcpy_peer_async(void* dst, int dst_dev, const void* src, int src_dev, std::size_t bytes, Stream s) {
+    return cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, s);
+  }
+  // An event only for ordering (no timing): cheaper to record and to wait on.
+  static Error event_create_ordering(Event* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); }
 
   // ---- streams and events -----------------------------------------------------------------------
   // Blocking (default flags): the legacy default stream, where porta frees Arrays, waits for it.

@@ -127,6 +127,20 @@ struct ApiHip {
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
   }
+  // Between two devices of this runtime. Without peer access the runtime stages the copy itself.
+  static Error can_access_peer(int* ok, int dev, int peer) { return hipDeviceCanAccessPeer(ok, dev, peer); }
+  // From the current device to `peer`'s memory; enabling twice is not an error here.
+  static Error enable_peer_access(int peer) {
+    const hipError_t e = hipDeviceEnablePeerAccess(peer, 0);
+    if (e != hipErrorPeerAccessAlreadyEnabled) return e;
+    (void)hipGetLastError();
+    return hipSuccess;
+  }
+  static Error memcpy_peer_async(void* dst, int dst_dev, const void* src, int src_dev, std::size_t bytes, Stream s) {
+    return hipMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, s);
+  }
+  // An event only for ordering (no timing): cheaper to record and to wait on.
+  static Error event_create_ordering(Event* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
 
   // ---- streams and events -----------------------------------------------------------------------
   static Error stream_create(Stream* s) { return hipStreamCreateWithFlags(s, hipStreamDefault); }
