@@ -42,6 +42,7 @@
 #include <utility>
 
 #include "porta/array.hpp"
+#include "porta/atomic.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/cpu_parallel.hpp"
 #include "porta/detail/ops.hpp"

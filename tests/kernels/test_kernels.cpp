@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_devices.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -41,24 +42,7 @@ porta_test::Result compare_mul_add(const std::vector<T>& got, const std::vector<
                porta_test::show(ref::add(ref::mul(x[i], y[i]), z[i])) + " (or its fused form)";
       });
 }
-
-// Devices this translation unit can launch on: the CPU always, GPUs when compiled for them.
-std::vector<Device> kernel_devices() {
-  std::vector<Device> out;
-  for (const Device& d : porta_test::test_devices()) {
-#if defined(__CUDACC__)
-    if (d.type == porta::DeviceType::cuda || d.type == porta::DeviceType::cpu) out.push_back(d);
-#elif defined(__HIPCC__)
-    if (d.type == porta::DeviceType::hip || d.type == porta::DeviceType::cpu) out.push_back(d);
-#else
-    if (d.type == porta::DeviceType::cpu) out.push_back(d);
-#endif
-  }
-  return out;
-}
 }  // namespace
-
-#define PORTA_KERNEL_DEVICE() GENERATE(from_range(kernel_devices()))
 
 TEMPLATE_TEST_CASE("parallel_for writes every index once", "[kernels]", float, double, std::int32_t, std::int64_t) {
   using T = TestType;

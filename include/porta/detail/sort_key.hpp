@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -37,12 +36,12 @@ struct SortKey {
 
   PORTA_HOST_DEVICE static Bits bits_of(T x) {
     Bits b;
-    std::memcpy(&b, &x, sizeof b);
+    __builtin_memcpy(&b, &x, sizeof b);  // not std::memcpy: host-only in HIP device code after <cstring>
     return b;
   }
   PORTA_HOST_DEVICE static T value_of(Bits b) {
     T x;
-    std::memcpy(&x, &b, sizeof x);
+    __builtin_memcpy(&x, &b, sizeof x);
     return x;
   }
   // Exponent all ones (the bits of +inf) for floating point; unused for integers.
