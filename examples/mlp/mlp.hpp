@@ -72,19 +72,15 @@ void adam_update(Param<T>& p, const AdamOptions& o, int64_t t) {
 }
 
 // How many rows of `scores` (logits, or log-probabilities: same order) have their largest entry at
-// the row's label. porta has no argmax, so this is a user reduction: one thread scans each row,
-// and the counts are summed.
+// the row's label: porta::argmax along the class axis (the first of equal scores, as
+// torch.argmax), then a count of the matches.
 template <class T>
 int64_t count_correct(const porta::Array<T>& scores, const porta::Array<std::int32_t>& labels) {
-  porta::View<const T> z = scores.view();
+  const porta::Array<std::int64_t> predicted = porta::argmax(scores, 1);
+  porta::View<const std::int64_t> p = predicted.view();
   porta::View<const std::int32_t> l = labels.view();
-  return porta::transform_reduce(
-      scores.device(), z.rows, int64_t(0), porta::plus{}, PORTA_LAMBDA(int64_t i)->int64_t {
-        int64_t best = 0;
-        for (int64_t c = 1; c < z.cols; ++c)
-          if (z(i, c) > z(i, best)) best = c;
-        return best == l[i] ? 1 : 0;
-      });
+  return porta::transform_reduce(scores.device(), predicted.size(), int64_t(0), porta::plus{},
+                                 PORTA_LAMBDA(int64_t i)->int64_t { return p[i] == l[i] ? 1 : 0; });
 }
 
 template <class T>

@@ -4,8 +4,8 @@
 //   2. backward() matches central finite differences of the loss, in double precision, for every
 //      parameter tensor of a tiny network (6 -> 5 -> 3, batch 4);
 //   3. one Adam step matches torch.optim.Adam's formula computed on the host;
-//   4. training on the synthetic data at least halves the loss, and the user argmax reduction
-//      agrees with the host.
+//   4. training on the synthetic data at least halves the loss, and the accuracy from porta::argmax
+//      agrees with an argmax on the host.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -148,7 +148,7 @@ void test_training(porta::Device dev) {
   std::printf("  loss %.4f -> %.4f\n", first, last);
   report("final / initial loss", last / first, 0.5);
 
-  // count_correct (a user reduction) against an argmax on the host.
+  // count_correct (porta::argmax along the class axis) against an argmax on the host.
   const mlp::Batch<float>& b = data[0];
   net.forward(b.x);
   const auto logp = net.logp.to_vector();
