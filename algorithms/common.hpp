@@ -21,11 +21,19 @@ struct ArgRef {
   bool valid;
   Device device;
   const Shape* shape;
+  bool contiguous;  // false: a strided view, which check_args refuses (arg_strided: accepted)
 };
 
+// An argument that must be contiguous: a strided view is an InvalidArgument naming the function
+// and the fix (x.contiguous()). Every built-in gets that check through check_args.
 template <class T>
 ArgRef arg(const char* name, const Array<T>& a) {
-  return ArgRef{name, a.valid(), a.device(), &a.shape()};
+  return ArgRef{name, a.valid(), a.device(), &a.shape(), !a.valid() || a.is_contiguous()};
+}
+// An argument the function handles as a strided view itself.
+template <class T>
+ArgRef arg_strided(const char* name, const Array<T>& a) {
+  return ArgRef{name, a.valid(), a.device(), &a.shape(), true};
 }
 
 // All arrays valid and on one device; returns that device. The first failing check throws.
@@ -35,6 +43,8 @@ inline Device check_args(const char* fn, std::initializer_list<ArgRef> args) {
     if (args.size() == 1) throw_moved_from(fn);
     throw_invalid(fn, (std::string("the array ") + a.name + " was moved from (or default-constructed)").c_str());
   }
+  for (const ArgRef& a : args)
+    if (!a.contiguous) throw_not_contiguous(fn, a.name, a.shape->to_string().c_str());
   const ArgRef& first = *args.begin();
   for (const ArgRef& a : args) {
     if (a.device == first.device) continue;
@@ -96,21 +106,7 @@ T read_device_scalar(const Call& c, Enqueue&& enqueue) {
   return r;
 }
 
-// A Shape from the first `rank` entries of `dims` (Shape has only an initializer-list constructor).
-inline Shape make_shape(const std::int64_t* d, int rank) {
-  switch (rank) {
-    case 0:
-      return Shape{};
-    case 1:
-      return Shape{d[0]};
-    case 2:
-      return Shape{d[0], d[1]};
-    case 3:
-      return Shape{d[0], d[1], d[2]};
-    default:
-      return Shape{d[0], d[1], d[2], d[3]};
-  }
-}
+// make_shape(dims, rank): porta/array.hpp.
 
 // An algorithm's output array: running out of memory for it is reported under the algorithm's name
 // (fn), not porta::Array's, with the same numbers.

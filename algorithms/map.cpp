@@ -39,37 +39,12 @@
 #include <type_traits>
 
 #include "algorithms/common.hpp"
+#include "algorithms/strided.hpp"
 #include "porta/algorithms.hpp"
 
 namespace porta {
 namespace detail {
 namespace {
-
-// How the backend's strided binary entry walks a and b to produce a contiguous out of a's shape.
-struct BinaryPlan {
-  std::int64_t rows, cols, a_rs, a_cs, b_rs, b_cs;
-};
-
-// Equal shapes are one contiguous row; a 2-D a broadcasts b of shape {cols} or {1, cols} over its
-// rows (b_rs = 0) and b of shape {rows, 1} over its columns (b_cs = 0).
-bool plan_binary(const Shape& a, const Shape& b, BinaryPlan& p) {
-  if (a == b) {
-    const std::int64_t n = a.size();
-    p = {1, n, n, 1, n, 1};
-    return true;
-  }
-  if (a.rank() != 2) return false;
-  const std::int64_t rows = a[0], cols = a[1];
-  if ((b.rank() == 1 && b[0] == cols) || (b.rank() == 2 && b[0] == 1 && b[1] == cols)) {
-    p = {rows, cols, cols, 1, 0, 1};
-    return true;
-  }
-  if (b.rank() == 2 && b[0] == rows && b[1] == 1) {
-    p = {rows, cols, cols, 1, 1, 0};
-    return true;
-  }
-  return false;
-}
 
 struct BinaryNames {
   const char* a;
@@ -77,81 +52,121 @@ struct BinaryNames {
 };
 constexpr BinaryNames kAB{"a", "b"};
 
+// out (contiguous, a's shape, overlapping an input only as that very input) = op(a, b), where a
+// and b may be strided views: folded into the binary entry's row and column strides, or, for a
+// 3-D or 4-D view that does not fold, copied to contiguous memory first.
 template <class T>
-void binary_run(const Call& c, porta_binary_op op, const BinaryPlan& p, const Array<T>& a, const Array<T>& b,
-                Array<T>& out) {
+void binary_run(const Call& c, porta_binary_op op, BinaryNames names, const Array<T>& a, const Array<T>& b,
+                Array<T>& out, const Stream& stream) {
+  BinaryPlan p{};
+  bool shapes_ok = false;
+  if (!plan_binary(layout_of(a), layout_of(b), p, &shapes_ok)) {
+    if (!shapes_ok) throw_shapes_differ(c.fn, arg(names.a, a), arg(names.b, b));
+    Array<T> ha, hb;
+    const Array<T>& ca = contiguous_input(a, ha, stream);
+    const Array<T>& cb = contiguous_input(b, hb, stream);
+    (void)plan_binary(layout_of(ca), layout_of(cb), p, &shapes_ok);  // contiguous operands always fold
+    binary_run(c, op, names, ca, cb, out, stream);
+    return;
+  }
   if (p.rows == 0 || p.cols == 0) return;
   c.check(c.t().binary(c.dev(), op, dtype_of<T>(), p.rows, p.cols, a.data(), p.a_rs, p.a_cs, b.data(), p.b_rs, p.b_cs,
                        out.data(), c.stream));
 }
 
+// Whether `out` can be written directly: contiguous, and sharing memory with an input only as
+// that very input (elementwise in place). Otherwise the map goes through a temporary.
+template <class T>
+bool writable_directly(const Array<T>& out, const Array<T>& a, const Array<T>* b) {
+  return out.is_contiguous() && !overlaps_not_identical(out, a) && (b == nullptr || !overlaps_not_identical(out, *b));
+}
+
 template <class T>
 void binary_into(porta_binary_op op, const char* fn, BinaryNames names, const Array<T>& a, const Array<T>& b,
                  Array<T>& out, const Stream& stream) {
-  const ArgRef ra = arg(names.a, a), rb = arg(names.b, b), ro = arg("out", out);
+  const ArgRef ra = arg_strided(names.a, a), rb = arg_strided(names.b, b), ro = arg_strided("out", out);
   const Device dev = check_args(fn, {ra, rb, ro});
-  BinaryPlan p{};
-  if (!plan_binary(a.shape(), b.shape(), p)) throw_shapes_differ(fn, ra, rb);
+  check_binary_shapes(fn, a, names.a, b, names.b);
   check_out_shape(fn, ro, ra);
   const Call c = make_call(fn, dev, stream);
-  binary_run(c, op, p, a, b, out);
+  if (writable_directly(out, a, &b)) return binary_run(c, op, names, a, b, out, stream);
+  Array<T> tmp = new_output<T>(fn, a.shape(), dev, stream);
+  binary_run(c, op, names, a, b, tmp, stream);
+  out.assign(tmp, stream);
 }
 
 template <class T>
 Array<T> binary_new(porta_binary_op op, const char* fn, BinaryNames names, const Array<T>& a, const Array<T>& b,
                     const Stream& stream) {
-  const ArgRef ra = arg(names.a, a), rb = arg(names.b, b);
-  const Device dev = check_args(fn, {ra, rb});
-  BinaryPlan p{};
-  if (!plan_binary(a.shape(), b.shape(), p)) throw_shapes_differ(fn, ra, rb);
+  const Device dev = check_args(fn, {arg_strided(names.a, a), arg_strided(names.b, b)});
+  check_binary_shapes(fn, a, names.a, b, names.b);
   const Call c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, a.shape(), dev, stream);
-  binary_run(c, op, p, a, b, out);
+  binary_run(c, op, names, a, b, out, stream);
   return out;
 }
 
-// x op value, or value op x when scalar_first.
+// out = x op value, or value op x when scalar_first; x may be a strided view, out too.
+template <class T>
+void scalar_run(const Call& c, porta_binary_op op, const Array<T>& x, T value, bool scalar_first, Array<T>& out,
+                const Stream& stream) {
+  if (x.size() == 0) return;
+  Array<T> hold;
+  const Array<T>& cx = contiguous_input(x, hold, stream);
+  c.check(c.t().binary_scalar(c.dev(), op, dtype_of<T>(), cx.size(), cx.data(), to_scalar(value), scalar_first ? 1 : 0,
+                              out.data(), c.stream));
+}
+
 template <class T>
 void scalar_into(porta_binary_op op, const char* fn, const Array<T>& x, T value, bool scalar_first, Array<T>& out,
                  const Stream& stream) {
-  const ArgRef rx = arg(scalar_first ? "b" : "a", x), ro = arg("out", out);
+  const ArgRef rx = arg_strided(scalar_first ? "b" : "a", x), ro = arg_strided("out", out);
   const Device dev = check_args(fn, {rx, ro});
   check_out_shape(fn, ro, rx);
   const Call c = make_call(fn, dev, stream);
-  if (x.size() == 0) return;
-  c.check(c.t().binary_scalar(c.dev(), op, dtype_of<T>(), x.size(), x.data(), to_scalar(value), scalar_first ? 1 : 0,
-                              out.data(), c.stream));
+  if (writable_directly(out, x, static_cast<const Array<T>*>(nullptr)))
+    return scalar_run(c, op, x, value, scalar_first, out, stream);
+  Array<T> tmp = new_output<T>(fn, x.shape(), dev, stream);
+  scalar_run(c, op, x, value, scalar_first, tmp, stream);
+  out.assign(tmp, stream);
 }
 
 template <class T>
 Array<T> scalar_new(porta_binary_op op, const char* fn, const Array<T>& x, T value, bool scalar_first,
                     const Stream& stream) {
-  const Device dev = check_args(fn, {arg(scalar_first ? "b" : "a", x)});
+  const Device dev = check_args(fn, {arg_strided(scalar_first ? "b" : "a", x)});
   const Call c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
-  if (x.size() == 0) return out;
-  c.check(c.t().binary_scalar(c.dev(), op, dtype_of<T>(), x.size(), x.data(), to_scalar(value), scalar_first ? 1 : 0,
-                              out.data(), c.stream));
+  scalar_run(c, op, x, value, scalar_first, out, stream);
   return out;
 }
 
 template <class T>
+void unary_run(const Call& c, porta_unary_op op, const Array<T>& x, Array<T>& out, const Stream& stream) {
+  if (x.size() == 0) return;
+  Array<T> hold;
+  const Array<T>& cx = contiguous_input(x, hold, stream);
+  c.check(c.t().unary(c.dev(), op, dtype_of<T>(), cx.size(), cx.data(), out.data(), c.stream));
+}
+
+template <class T>
 void unary_into(porta_unary_op op, const char* fn, const Array<T>& x, Array<T>& out, const Stream& stream) {
-  const ArgRef rx = arg("x", x), ro = arg("out", out);
+  const ArgRef rx = arg_strided("x", x), ro = arg_strided("out", out);
   const Device dev = check_args(fn, {rx, ro});
   check_out_shape(fn, ro, rx);
   const Call c = make_call(fn, dev, stream);
-  if (x.size() == 0) return;
-  c.check(c.t().unary(c.dev(), op, dtype_of<T>(), x.size(), x.data(), out.data(), c.stream));
+  if (writable_directly(out, x, static_cast<const Array<T>*>(nullptr))) return unary_run(c, op, x, out, stream);
+  Array<T> tmp = new_output<T>(fn, x.shape(), dev, stream);
+  unary_run(c, op, x, tmp, stream);
+  out.assign(tmp, stream);
 }
 
 template <class T>
 Array<T> unary_new(porta_unary_op op, const char* fn, const Array<T>& x, const Stream& stream) {
-  const Device dev = check_args(fn, {arg("x", x)});
+  const Device dev = check_args(fn, {arg_strided("x", x)});
   const Call c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
-  if (x.size() == 0) return out;
-  c.check(c.t().unary(c.dev(), op, dtype_of<T>(), x.size(), x.data(), out.data(), c.stream));
+  unary_run(c, op, x, out, stream);
   return out;
 }
 
@@ -241,9 +256,18 @@ void axpy(T alpha, const Array<T>& x, Array<T>& y, const Stream& stream) {
 template <class T>
 void fill(Array<T>& y, T value, const Stream& stream) {
   constexpr const char* fn = "porta::fill";
-  const Device dev = detail::check_args(fn, {detail::arg("y", y)});
+  const Device dev = detail::check_args(fn, {detail::arg_strided("y", y)});
   const detail::Call c = detail::make_call(fn, dev, stream);
   if (y.size() == 0) return;
+  if (!y.is_contiguous()) {  // a view: one element, broadcast into it by a strided copy (strides 0)
+    Array<T> one = full<T>(Shape{1}, value, dev, stream);
+    const std::int64_t zeros[Shape::kMaxRank] = {0, 0, 0, 0};
+    std::int64_t dims[Shape::kMaxRank] = {};
+    for (int i = 0; i < y.rank(); ++i) dims[i] = y.dim(i);
+    detail::copy_strided(dev, detail::dtype_of<T>(), y.rank(), dims, one.data(), zeros, y.data(), y.strides().data(),
+                         c.stream, fn);
+    return;
+  }
   c.check(c.t().fill(c.dev(), detail::dtype_of<T>(), y.size(), detail::to_scalar(value), y.data(), c.stream));
 }
 
@@ -267,6 +291,17 @@ void copy(const Array<T>& src, Array<T>& dst, const Stream& stream) {
         fn, ("sizes differ (src is " + src.shape().to_string() + ", dst is " + dst.shape().to_string() + ")").c_str());
   const Device sd = src.device(), dd = dst.device();
   const std::size_t bytes = static_cast<std::size_t>(src.size()) * sizeof(T);
+  if (!src.is_contiguous() || !dst.is_contiguous()) {
+    // Views: element by element in row-major order, so equal shapes are required (a reshape of a
+    // view is not a view); between devices, through a compact copy of src.
+    if (src.shape() != dst.shape())
+      detail::throw_invalid(fn, ("shapes differ (src is " + src.shape().to_string() + ", dst is " +
+                                 dst.shape().to_string() + "): a copy from or into a strided view needs equal shapes")
+                                    .c_str());
+    if (sd == dd) return dst.assign(src, stream);
+    if (!dst.is_contiguous()) detail::throw_not_contiguous(fn, "dst", dst.shape().to_string().c_str());
+    return copy(src.contiguous(stream), dst, stream);
+  }
   if (sd == dd) {
     const porta_stream s = detail::stream_for(stream, sd, fn);
     detail::copy_between(dd, dst.data(), sd, src.data(), bytes, s);
@@ -289,18 +324,19 @@ void copy(const Array<T>& src, Array<T>& dst, const Stream& stream) {
 template <class To, class From>
 Array<To> cast(const Array<From>& x, const Stream& stream) {
   constexpr const char* fn = "porta::cast";
-  const Device dev = detail::check_args(fn, {detail::arg("x", x)});
+  const Device dev = detail::check_args(fn, {detail::arg_strided("x", x)});
   const detail::Call c = detail::make_call(fn, dev, stream);
-  Array<To> out(x.shape(), dev, stream);
-  if (x.size() == 0) return out;
   if constexpr (std::is_same_v<To, From>) {
-    c.check(c.t().copy(c.dev(), out.data(), x.data(), static_cast<std::size_t>(x.size()) * sizeof(To),
-                       PORTA_COPY_DEVICE_TO_DEVICE, c.stream));
+    return x.clone(stream);  // contiguous, also from a view
   } else {
-    c.check(c.t().cast(c.dev(), detail::dtype_of<From>(), detail::dtype_of<To>(), x.size(), x.data(), out.data(),
+    Array<To> out(x.shape(), dev, stream);
+    if (x.size() == 0) return out;
+    Array<From> hold;
+    const Array<From>& cx = detail::contiguous_input(x, hold, stream);
+    c.check(c.t().cast(c.dev(), detail::dtype_of<From>(), detail::dtype_of<To>(), cx.size(), cx.data(), out.data(),
                        c.stream));
+    return out;
   }
-  return out;
 }
 
 // ---- explicit instantiations -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // matmul, gemm and transpose of the front end (row-major; the backends call cuBLAS, rocBLAS, a
 // CPU BLAS or porta's own tiled kernel).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -31,15 +32,81 @@ std::string op_text(const char* name, bool trans, std::int64_t rows, std::int64_
 }  // namespace
 }  // namespace detail
 
+namespace detail {
+namespace {
+
+// A 2-D operand as BLAS takes it: row-major rows x cols with leading dimension ld, or (trans) the
+// transpose of a row-major cols x rows with leading dimension ld. Views whose rows or columns are
+// contiguous (row blocks, column blocks, transposed views) pass without a copy; any other view is
+// copied to contiguous memory first (`copy` keeps it alive).
+template <class T>
+struct MatOperand {
+  const T* p = nullptr;
+  bool trans = false;
+  std::int64_t ld = 0;
+  Array<T> copy;
+};
+
+template <class T>
+MatOperand<T> mat_operand(const Array<T>& a, const Stream& stream) {
+  const std::int64_t rows = a.dim(0), cols = a.dim(1), s0 = a.stride(0), s1 = a.stride(1);
+  MatOperand<T> o;
+  o.p = a.data();
+  if ((cols <= 1 || s1 == 1) && (rows <= 1 || s0 >= cols)) {
+    o.ld = rows <= 1 ? std::max<std::int64_t>(cols, 1) : std::max<std::int64_t>(s0, 1);
+    return o;
+  }
+  if ((rows <= 1 || s0 == 1) && (cols <= 1 || s1 >= rows)) {
+    o.trans = true;
+    o.ld = cols <= 1 ? std::max<std::int64_t>(rows, 1) : std::max<std::int64_t>(s1, 1);
+    return o;
+  }
+  o.copy = a.contiguous(stream);
+  o.p = o.copy.data();
+  o.ld = std::max<std::int64_t>(cols, 1);
+  return o;
+}
+
+// A 1-D operand as a BLAS vector: a pointer and a positive increment (a copy otherwise).
+template <class T>
+struct VecOperand {
+  const T* p = nullptr;
+  std::int64_t inc = 1;
+  Array<T> copy;
+};
+
+template <class T>
+VecOperand<T> vec_operand(const Array<T>& x, const Stream& stream) {
+  VecOperand<T> v;
+  v.p = x.data();
+  if (x.dim(0) <= 1 || x.stride(0) >= 1) {
+    v.inc = x.dim(0) <= 1 ? 1 : x.stride(0);
+    return v;
+  }
+  v.copy = x.contiguous(stream);  // a broadcast (stride 0) or reversed (negative stride) view
+  v.p = v.copy.data();
+  return v;
+}
+
+}  // namespace
+}  // namespace detail
+
 template <class T>
 Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& options, const Stream& stream) {
   constexpr const char* fn = "porta::matmul";
-  const detail::ArgRef ra = detail::arg("A", a), rb = detail::arg("B", b);
+  // Views are handled below (mat_operand, vec_operand): strided operands are accepted.
+  const detail::ArgRef ra = detail::arg_strided("A", a), rb = detail::arg_strided("B", b);
   const Device dev = detail::check_args(fn, {ra, rb});
-  detail::require_2d(fn, ra);
-  detail::require_2d(fn, rb);
-  const std::int64_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
-  if (b.dim(0) != k)
+  const int rank_a = a.rank(), rank_b = b.rank();
+  if (rank_a < 1 || rank_a > 2 || rank_b < 1 || rank_b > 2 || (rank_a == 1 && rank_b == 1))
+    detail::throw_invalid(fn, ("takes a matrix and a matrix, a matrix and a vector, or a vector and a matrix (A is " +
+                               a.shape().to_string() + ", B is " + b.shape().to_string() + ")" +
+                               (rank_a == 1 && rank_b == 1 ? "; for two vectors use porta::dot" : ""))
+                                  .c_str());
+  // Matrix x vector (gemv): A is m x k, B is k. Vector x matrix: A is k, B is k x n.
+  const std::int64_t m = rank_a == 2 ? a.dim(0) : 1, k = rank_a == 2 ? a.dim(1) : a.dim(0);
+  const std::int64_t kb = b.dim(0), n = rank_b == 2 ? b.dim(1) : 1;
+  if (kb != k)
     detail::throw_invalid(
         fn,
         ("inner dimensions differ (A is " + a.shape().to_string() + ", B is " + b.shape().to_string() + ")").c_str());
@@ -48,14 +115,31 @@ Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& optio
     detail::throw_invalid(
         fn,
         ("the result, " + std::to_string(m) + "x" + std::to_string(n) + ", has more than 2^63 - 1 elements").c_str());
-  Array<T> out = detail::new_output<T>(fn, Shape{m, n}, dev, stream);
+  const Shape out_shape = rank_a == 1 ? Shape{n} : (rank_b == 1 ? Shape{m} : Shape{m, n});
+  Array<T> out = detail::new_output<T>(fn, out_shape, dev, stream);
   if (m == 0 || n == 0) return out;
+  const porta_dtype dt = detail::dtype_of<T>();
   if (k == 0) {  // an empty sum: zeros, without asking BLAS about k == 0
-    c.check(c.t().fill(c.dev(), detail::dtype_of<T>(), m * n, detail::to_scalar(T(0)), out.data(), c.stream));
+    c.check(c.t().fill(c.dev(), dt, m * n, detail::to_scalar(T(0)), out.data(), c.stream));
     return out;
   }
-  c.check(c.t().gemm(c.dev(), detail::dtype_of<T>(), 0, 0, m, n, k, detail::to_scalar(T(1)), a.data(), k, b.data(), n,
-                     detail::to_scalar(T(0)), out.data(), n, detail::gemm_flags(options), c.stream));
+  const porta_scalar one = detail::to_scalar(T(1)), zero = detail::to_scalar(T(0));
+  const std::uint32_t flags = detail::gemm_flags(options);
+  if (rank_a == 2 && rank_b == 2) {
+    const detail::MatOperand<T> oa = detail::mat_operand(a, stream), ob = detail::mat_operand(b, stream);
+    c.check(c.t().gemm(c.dev(), dt, oa.trans, ob.trans, m, n, k, one, oa.p, oa.ld, ob.p, ob.ld, zero, out.data(), n,
+                       flags, c.stream));
+  } else if (rank_b == 1) {  // y = A x: gemm with n == 1, which every backend runs as a gemv
+    const detail::MatOperand<T> oa = detail::mat_operand(a, stream);
+    const detail::VecOperand<T> x = detail::vec_operand(b, stream);
+    c.check(c.t().gemm(c.dev(), dt, oa.trans, 0, m, 1, k, one, oa.p, oa.ld, x.p, x.inc, zero, out.data(), 1, flags,
+                       c.stream));
+  } else {  // y = x B = B^T x: the same gemv shape with B transposed
+    const detail::MatOperand<T> ob = detail::mat_operand(b, stream);
+    const detail::VecOperand<T> x = detail::vec_operand(a, stream);
+    c.check(c.t().gemm(c.dev(), dt, ob.trans ? 0 : 1, 0, n, 1, k, one, ob.p, ob.ld, x.p, x.inc, zero, out.data(), 1,
+                       flags, c.stream));
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "algorithms/common.hpp"
+#include "algorithms/strided.hpp"
 #include "porta/algorithms.hpp"
 #include "porta/detail/ops.hpp"
 #include "porta/detail/reduce_order.hpp"
@@ -31,8 +32,10 @@ const char* reduce_name(porta_reduce_op op) {
 
 // The value of a full reduction, read back to the host (synchronises the stream).
 template <class T>
-T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x, const Stream& stream) {
-  const Device dev = check_args(fn, {arg("x", x)});
+T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x_in, const Stream& stream) {
+  const Device dev = check_args(fn, {arg_strided("x", x_in)});
+  Array<T> hold;  // a view is reduced from a compact copy (same elements, same order: same bits)
+  const Array<T>& x = contiguous_input(x_in, hold, stream);
   const Call c = make_call(fn, dev, stream);
   const std::int64_t n = x.size();
   if (n == 0) {
@@ -49,8 +52,11 @@ T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x, const Strea
 
 // Reduction along one axis of x viewed as [outer, n, inner]; the result drops that axis.
 template <class T>
-Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x, int axis, bool mean, const Stream& stream) {
-  const Device dev = check_args(fn, {arg("x", x)});
+Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x_in, int axis, bool mean,
+                     const Stream& stream) {
+  const Device dev = check_args(fn, {arg_strided("x", x_in)});
+  Array<T> hold;
+  const Array<T>& x = contiguous_input(x_in, hold, stream);
   const int rank = x.rank();
   if (rank == 0) throw_invalid(fn, "an axis reduction needs an array of rank 1 or more (x is a scalar)");
   if (axis < -rank || axis >= rank)
@@ -163,18 +169,22 @@ double mean(const Array<T>& x, const Stream& stream) {
     const T s = detail::reduce_full<T>(PORTA_REDUCE_SUM, fn, x, stream);
     return static_cast<double>(detail::canonical_nan(static_cast<T>(s / static_cast<T>(n))));
   } else {
-    const Device dev = detail::check_args(fn, {detail::arg("x", x)});
+    const Device dev = detail::check_args(fn, {detail::arg_strided("x", x)});
     const detail::Call c = detail::make_call(fn, dev, stream);
-    return detail::integer_sum_as_double(c, x, stream) / static_cast<double>(n);
+    Array<T> hold;
+    return detail::integer_sum_as_double(c, detail::contiguous_input(x, hold, stream), stream) / static_cast<double>(n);
   }
 }
 
 template <class T>
-T dot(const Array<T>& x, const Array<T>& y, const Stream& stream) {
+T dot(const Array<T>& x_in, const Array<T>& y_in, const Stream& stream) {
   constexpr const char* fn = "porta::dot";
-  const detail::ArgRef rx = detail::arg("x", x), ry = detail::arg("y", y);
+  const detail::ArgRef rx = detail::arg_strided("x", x_in), ry = detail::arg_strided("y", y_in);
   const Device dev = detail::check_args(fn, {rx, ry});
-  if (x.shape() != y.shape()) detail::throw_shapes_differ(fn, rx, ry);
+  if (x_in.shape() != y_in.shape()) detail::throw_shapes_differ(fn, rx, ry);
+  Array<T> hx, hy;
+  const Array<T>& x = detail::contiguous_input(x_in, hx, stream);
+  const Array<T>& y = detail::contiguous_input(y_in, hy, stream);
   const detail::Call c = detail::make_call(fn, dev, stream);
   if (x.size() == 0) return T(0);
   const T r = detail::read_device_scalar<T>(c, [&](T* out) {

@@ -34,7 +34,9 @@
 
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
+#include "backends/common/index_checks.hpp"
 #include "backends/common/sort_checks.hpp"
+#include "backends/gpu/index_kernels.hpp"
 #include "backends/gpu/kernels.hpp"
 #include "backends/gpu/table_checks.hpp"
 #include "porta/abi/backend_v1.h"
@@ -672,6 +674,70 @@ struct Plugin {
     PORTA_GPU_CHECK(backend::check::argreduce(op, dt, outer, n, inner, x, y));
     return run(dev, "argreduce", op == PORTA_ARG_MAX ? "argmax" : "argmin", dt,
                [&] { return K::argreduce(op, dt, outer, n, inner, x, y, s); });
+  }
+
+  // ---- issue 15 part 1: views, masks, gather and scatter (index_kernels.hpp) ----------------------
+  using IK = IndexDispatch<Api>;
+
+  static porta_status copy_strided(int dev, porta_dtype dt, int32_t rank, const int64_t* shape, const void* src,
+                                   const int64_t* src_strides, void* dst, const int64_t* dst_strides,
+                                   porta_stream s) noexcept {
+    int64_t n = 0;
+    PORTA_GPU_CHECK(backend::index_check::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, &n));
+    if (n == 0) return PORTA_OK;
+    return run(dev, "copy_strided", "strided copy", dt,
+               [&] { return IK::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, s); });
+  }
+
+  static porta_status compare(int dev, porta_compare_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
+                              int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, int32_t* y,
+                              porta_stream s) noexcept {
+    int64_t n = 0;
+    PORTA_GPU_CHECK(backend::index_check::compare(op, dt, rows, cols, a, b, y, &n));
+    if (n == 0) return PORTA_OK;
+    return run(dev, "compare", "comparison", dt,
+               [&] { return IK::compare(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
+  }
+
+  static porta_status where(int dev, porta_dtype dt, int64_t n, const int32_t* mask, const void* a, int64_t a_step,
+                            const void* b, int64_t b_step, void* y, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(backend::index_check::where(dt, n, mask, a, a_step, b, b_step, y));
+    if (n == 0) return PORTA_OK;
+    return run(dev, "where", "where", dt, [&] { return IK::where(dt, n, mask, a, a_step, b, b_step, y, s); });
+  }
+
+  static porta_status take(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x, int64_t m,
+                           const int64_t* idx, void* y, porta_stream s) noexcept {
+    int64_t rows = 0, total = 0;
+    PORTA_GPU_CHECK(backend::index_check::gather_scatter("take", dt, outer, n, inner, x, m, idx, y, &rows, &total));
+    if (total == 0) return PORTA_OK;
+    return run(dev, "take", "take", dt, [&] { return IK::take(dt, outer, n, inner, x, m, idx, y, s); });
+  }
+
+  static porta_status scatter(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, void* y, int64_t m,
+                              const int64_t* idx, const void* v, porta_stream s) noexcept {
+    int64_t rows = 0, total = 0;
+    PORTA_GPU_CHECK(backend::index_check::gather_scatter("scatter", dt, outer, n, inner, y, m, idx, v, &rows, &total));
+    if (total == 0 || n == 0) return PORTA_OK;
+    return run(dev, "scatter", "scatter", dt, [&] { return IK::scatter(dt, outer, n, inner, y, m, idx, v, s); });
+  }
+
+  // ---- issue 15 part 2: random numbers and scans (random_kernels.cuh, scan_kernels.cuh) ---------
+
+  static porta_status random(int dev, porta_random_dist dist, porta_dtype dt, int64_t n, uint64_t seed,
+                             uint64_t stream_id, uint64_t offset, void* y, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(backend::check::random(dist, dt, n, y));
+    if (n == 0) return PORTA_OK;
+    return run(dev, "random", "random", dt, [&] { return K::random(dist, dt, n, seed, stream_id, offset, y, s); });
+  }
+
+  static porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, uint32_t flags, int64_t outer, int64_t n,
+                           int64_t inner, const void* x, void* y, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(backend::check::scan(op, dt, flags, outer, n, inner, x, y));
+    if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
+    return run(dev, "scan", "scan", dt, [&] {
+      return K::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s);
+    });
   }
 
 #undef PORTA_GPU_CATCH

@@ -14,6 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
 
 #include "porta/array.hpp"
 #include "porta/stream.hpp"
@@ -75,6 +78,11 @@ template <class T>
 void axpy(T alpha, const Array<T>& x, Array<T>& y, const Stream& stream = Stream());
 template <class T>
 void fill(Array<T>& y, T value, const Stream& stream = Stream());
+// A temporary view: porta::fill(m.row(3), 7.0f) is NumPy's m[3] = 7.
+template <class T>
+void fill(Array<T>&& y, T value, const Stream& stream = Stream()) {
+  fill(y, value, stream);
+}
 // y[i] = start + i * step
 template <class T>
 void iota(Array<T>& y, T start = T(0), T step = T(1), const Stream& stream = Stream());
@@ -142,7 +150,12 @@ struct MatmulOptions {
   GemmAlgorithm algorithm = GemmAlgorithm::vendor;
 };
 
-// C = A * B for 2-D A (m x k) and B (k x n).
+// C = A * B for 2-D A (m x k) and B (k x n); with a 1-D operand, matrix-vector (A m x k, x of k:
+// y of m) and vector-matrix (x of k, B k x n: y of n), as NumPy's matmul, through the vendor BLAS
+// (a gemm of one column, which every backend runs as a gemv). Views pass without a copy where
+// BLAS can read them (row or column blocks, transposed views, vectors with a positive stride).
+//   auto y = porta::matmul(A, x);        // A.dim(0) elements
+//   auto r = porta::matmul(x, B);        // B.dim(1) elements
 template <class T>
 Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& options = {},
                 const Stream& stream = Stream());
@@ -157,54 +170,87 @@ template <class T>
 Array<T> transpose(const Array<T>& x, const Stream& stream = Stream());
 
 // ---- operators -------------------------------------------------------------------------------
-template <class T>
-Array<T> operator+(const Array<T>& a, const Array<T>& b) {
-  return add(a, b);
+namespace detail {
+
+// A scalar of any arithmetic type as the array's T, as NumPy and PyTorch convert a Python number
+// to the array's dtype (x * 2 and 2.0 * x for a float x stay float). An integer that T cannot hold
+// is an InvalidArgument (NumPy 2 raises too); a floating-point scalar with an integer array does
+// not compile, since converting 2.5 to 2 would silently change the arithmetic: cast the array
+// (porta::cast<double>(x) * 2.5) or the scalar. A double beyond float's range becomes +-inf.
+template <class T, class S>
+T scalar_as(S s, const char* fn) {
+  static_assert(std::is_arithmetic_v<S>, "porta: a scalar operand must be an arithmetic type");
+  static_assert(!(std::is_integral_v<T> && std::is_floating_point_v<S>),
+                "porta: a floating-point scalar with an integer array would be truncated: cast the array "
+                "(porta::cast<double>(x)) or the scalar (std::int64_t(s)) first");
+  if constexpr (std::is_integral_v<T> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+    const bool fits =
+        std::is_signed_v<S>
+            ? (static_cast<long long>(s) >= static_cast<long long>(std::numeric_limits<T>::min()) &&
+               static_cast<long long>(s) <= static_cast<long long>(std::numeric_limits<T>::max()))
+            : (static_cast<unsigned long long>(s) <= static_cast<unsigned long long>(std::numeric_limits<T>::max()));
+    if (!fits)
+      throw_invalid(
+          fn, ("the scalar " + std::to_string(s) + " does not fit in the array's dtype " + dtype_name(dtype_of<T>()))
+                  .c_str());
+    return static_cast<T>(s);
+  } else if constexpr (std::is_same_v<T, float> && std::is_floating_point_v<S> && sizeof(S) > sizeof(float)) {
+    // Converting a double outside float's range is undefined in C++: saturate to inf as IEEE does.
+    const auto big = static_cast<S>(std::numeric_limits<float>::max());
+    if (s > big) return std::numeric_limits<float>::infinity();
+    if (s < -big) return -std::numeric_limits<float>::infinity();
+    return static_cast<float>(s);
+  } else {
+    return static_cast<T>(s);
+  }
 }
-template <class T>
-Array<T> operator-(const Array<T>& a, const Array<T>& b) {
-  return sub(a, b);
-}
-template <class T>
-Array<T> operator*(const Array<T>& a, const Array<T>& b) {
-  return mul(a, b);
-}
-template <class T>
-Array<T> operator/(const Array<T>& a, const Array<T>& b) {
-  return div(a, b);
-}
-template <class T>
-Array<T> operator+(const Array<T>& a, T b) {
-  return add(a, b);
-}
-template <class T>
-Array<T> operator-(const Array<T>& a, T b) {
-  return sub(a, b);
-}
-template <class T>
-Array<T> operator*(const Array<T>& a, T b) {
-  return mul(a, b);
-}
-template <class T>
-Array<T> operator/(const Array<T>& a, T b) {
-  return div(a, b);
-}
-template <class T>
-Array<T> operator+(T a, const Array<T>& b) {
-  return add(a, b);
-}
-template <class T>
-Array<T> operator-(T a, const Array<T>& b) {
-  return sub(a, b);
-}
-template <class T>
-Array<T> operator*(T a, const Array<T>& b) {
-  return mul(a, b);
-}
-template <class T>
-Array<T> operator/(T a, const Array<T>& b) {
-  return div(a, b);
-}
+
+template <class S>
+using if_scalar = std::enable_if_t<std::is_arithmetic_v<S>, int>;
+
+}  // namespace detail
+
+// a + b, a - b, a * b, a / b for arrays (maps, broadcasting as add() does) and with a scalar of any
+// arithmetic type on either side: 2 * x, x * 2.0 and x * 2 + 1 keep x's dtype. Views are accepted.
+#define PORTA_DEFINE_OPERATOR(op, name)                                              \
+  template <class T>                                                                 \
+  Array<T> operator op(const Array<T>& a, const Array<T>& b) {                       \
+    return name(a, b);                                                               \
+  }                                                                                  \
+  template <class T, class S, detail::if_scalar<S> = 0>                              \
+  Array<T> operator op(const Array<T>& a, S b) {                                     \
+    return name(a, detail::scalar_as<T>(b, "porta::operator" #op));                  \
+  }                                                                                  \
+  template <class T, class S, detail::if_scalar<S> = 0>                              \
+  Array<T> operator op(S a, const Array<T>& b) {                                     \
+    return name(detail::scalar_as<T>(a, "porta::operator" #op), b);                  \
+  }                                                                                  \
+  /* In place: a op= b writes a (also a view: x.row(0) += 1 changes x). */           \
+  template <class T>                                                                 \
+  Array<T>& operator op##=(Array<T>& a, const Array<T>& b) {                         \
+    name(a, b, a);                                                                   \
+    return a;                                                                        \
+  }                                                                                  \
+  template <class T, class S, detail::if_scalar<S> = 0>                              \
+  Array<T>& operator op##=(Array<T>& a, S b) {                                       \
+    name(a, detail::scalar_as<T>(b, "porta::operator" #op "="), a);                  \
+    return a;                                                                        \
+  }                                                                                  \
+  /* A temporary view, as in x.row(0) += y: writes through to the array it views. */ \
+  template <class T>                                                                 \
+  Array<T>& operator op##=(Array<T>&& a, const Array<T>& b) {                        \
+    return a op## = b;                                                               \
+  }                                                                                  \
+  template <class T, class S, detail::if_scalar<S> = 0>                              \
+  Array<T>& operator op##=(Array<T>&& a, S b) {                                      \
+    return a op## = b;                                                               \
+  }
+PORTA_DEFINE_OPERATOR(+, add)
+PORTA_DEFINE_OPERATOR(-, sub)
+PORTA_DEFINE_OPERATOR(*, mul)
+PORTA_DEFINE_OPERATOR(/, div)
+#undef PORTA_DEFINE_OPERATOR
+
 template <class T>
 Array<T> operator-(const Array<T>& a) {
   return neg(a);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Arrays that live on a device: owning, contiguous, row-major, up to 4-D, move-only.
+// Arrays that live on a device: row-major, up to 4-D, move-only; slices and reshapes are views
+// that share (and keep alive) the memory of the array they come from.
 //
 //   std::vector<float> h(1000, 1.0f);
 //   auto x = porta::Array<float>::from(h, dev);          // host -> device
@@ -8,6 +9,8 @@
 //   std::vector<float> back = y.to_vector();              // device -> host (synchronizes)
 //   auto z = y.clone();                                   // copies; Array itself is move-only
 //   auto c = y.to(porta::Device::parse("cpu"));           // copy to another device
+//   auto r = m.row(1);                                    // a view: m[1], no copy
+//   float v = m.item(1, 2);                               // one element (synchronous, slow)
 //
 // Device memory comes from the backend's stream-ordered pool, so allocating temporaries in a loop
 // does not call the driver each time.
@@ -103,6 +106,105 @@ struct View {
   PORTA_HOST_DEVICE T& operator()(std::int64_t r, std::int64_t c) const { return data[r * cols + c]; }
 };
 
+// One axis of Array::slice, as NumPy's start:stop:step. porta::none for start or stop means "from
+// the first element" or "to the end", counted in the step's direction; negative values count from
+// the end; bounds past either end are clamped, as in NumPy. A zero step is an InvalidArgument.
+//
+//   x.slice({{1, 3}})                       // x[1:3]
+//   x.slice({{}, {porta::none, porta::none, 2}})   // x[:, ::2]
+//   x.slice({{porta::none, porta::none, -1}})      // x[::-1]
+inline constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
+struct Slice {
+  std::int64_t start = none;
+  std::int64_t stop = none;
+  std::int64_t step = 1;
+};
+
+namespace detail {
+
+// Frees an Array's device memory when the last Array sharing it (the owner or a view) is gone.
+struct DeviceDeleter {
+  Device device;
+  void operator()(void* p) const noexcept { device_free(device, p, nullptr); }
+};
+
+using Strides = std::array<std::int64_t, Shape::kMaxRank>;
+
+// A Shape from the first `rank` entries of `dims` (Shape has only an initializer-list constructor).
+inline Shape make_shape(const std::int64_t* d, int rank) {
+  switch (rank) {
+    case 0:
+      return Shape{};
+    case 1:
+      return Shape{d[0]};
+    case 2:
+      return Shape{d[0], d[1]};
+    case 3:
+      return Shape{d[0], d[1], d[2]};
+    default:
+      return Shape{d[0], d[1], d[2], d[3]};
+  }
+}
+
+inline Strides row_major_strides(const Shape& s) noexcept {
+  Strides st{};
+  std::int64_t step = 1;
+  for (int i = s.rank() - 1; i >= 0; --i) {
+    st[static_cast<std::size_t>(i)] = step;
+    step *= s[i];
+  }
+  return st;
+}
+
+// A negative axis counts from the end; InvalidArgument naming fn otherwise.
+inline int normalize_axis(const char* fn, int axis, int rank) {
+  const int a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    throw_invalid(
+        fn, ("axis " + std::to_string(axis) + " is out of range for an array of rank " + std::to_string(rank)).c_str());
+  return a;
+}
+
+// An index of an axis of size n: negative counts from the end; InvalidArgument outside [-n, n).
+inline std::int64_t normalize_index(const char* fn, std::int64_t i, int axis, std::int64_t n) {
+  const std::int64_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n)
+    throw_invalid(fn, ("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) +
+                       " of size " + std::to_string(n))
+                          .c_str());
+  return j;
+}
+
+// First index and length of `s` on an axis of size n, by Python's slice rules.
+struct SliceRange {
+  std::int64_t start, length;
+};
+inline SliceRange normalize_slice(const char* fn, Slice s, int axis, std::int64_t n) {
+  if (s.step == 0 || s.step == none)
+    throw_invalid(fn, ("step " + (s.step == 0 ? std::string("0") : std::to_string(s.step)) + " on axis " +
+                       std::to_string(axis) + ": a step must be non-zero and above -2^63")
+                          .c_str());
+  const auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); };
+  std::int64_t start = 0, length = 0;
+  if (s.step > 0) {
+    start = s.start == none ? 0 : clamp(s.start < 0 ? s.start + n : s.start, 0, n);
+    const std::int64_t stop = s.stop == none ? n : clamp(s.stop < 0 ? s.stop + n : s.stop, 0, n);
+    length = stop > start ? (stop - start - 1) / s.step + 1 : 0;
+  } else {
+    start = s.start == none ? n - 1 : clamp(s.start < 0 ? s.start + n : s.start, -1, n - 1);
+    const std::int64_t stop = s.stop == none ? -1 : clamp(s.stop < 0 ? s.stop + n : s.stop, -1, n - 1);
+    length = start > stop ? (start - stop - 1) / (-s.step) + 1 : 0;
+  }
+  return {length > 0 ? start : 0, length};
+}
+
+}  // namespace detail
+
+// An n-dimensional array on one device (up to 4-D), row-major by default. Move-only: clone()
+// copies. Slices, rows, columns and reshaped() give *views*: Arrays that share this one's memory
+// (writes through a view change the original) and keep it alive, as NumPy's base and PyTorch's
+// storage do; a view may be strided (is_contiguous() is false). Built-ins that need contiguous
+// memory say so with an InvalidArgument; contiguous() makes a compact copy where one is needed.
 template <class T>
 class Array {
   static_assert(detail::is_supported_v<T>, "porta::Array supports float, double, std::int32_t and std::int64_t");
@@ -115,10 +217,13 @@ class Array {
 
   // Uninitialised storage of `shape` on `device`.
   explicit Array(Shape shape, Device device = default_device(), const Stream& stream = Stream())
-      : shape_(shape), device_(device) {
+      : shape_(shape), strides_(detail::row_major_strides(shape)), device_(device) {
     const std::size_t bytes = detail::checked_bytes(shape.size(), sizeof(T), "porta::Array");
     porta_stream s = detail::stream_for(stream, device, "porta::Array");
     data_ = static_cast<T*>(detail::device_alloc(device, bytes, s, "porta::Array"));
+    // The memory's owner, shared with every view of it. If making the owner fails, shared_ptr
+    // frees the memory itself.
+    if (data_ != nullptr) keep_alive_ = std::shared_ptr<void>(data_, detail::DeviceDeleter{device});
     live_ = true;
   }
 
@@ -142,23 +247,26 @@ class Array {
   // Wraps memory that porta did not allocate (a DLPack tensor of NumPy, PyTorch or CuPy, a buffer
   // of the user's own CUDA code) without copying: `data` holds shape.size() contiguous row-major
   // elements on `device`. porta never frees it; `keep_alive` (which may be null when the caller
-  // guarantees the lifetime) is released with the last Array it moved into, without waiting for
-  // work still queued on the memory: synchronize first where the owner may reuse it.
+  // guarantees the lifetime) is released with the last Array (or view) that holds it, without
+  // waiting for work still queued on the memory: synchronize first where the owner may reuse it.
   static Array borrow(T* data, Shape shape, Device device, std::shared_ptr<void> keep_alive) {
     Array a;
     a.data_ = data;
     a.shape_ = shape;
+    a.strides_ = detail::row_major_strides(shape);
     a.device_ = device;
     a.live_ = true;
     a.borrowed_ = true;
     a.keep_alive_ = std::move(keep_alive);
     return a;
   }
+  // True when this Array did not allocate its memory: made by borrow(), or a view of another Array.
   bool borrowed() const noexcept { return borrowed_; }
 
   Array(Array&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)),
         shape_(std::exchange(o.shape_, Shape())),
+        strides_(std::exchange(o.strides_, detail::Strides{})),
         device_(o.device_),
         live_(std::exchange(o.live_, false)),
         borrowed_(std::exchange(o.borrowed_, false)),
@@ -168,6 +276,7 @@ class Array {
       release();
       data_ = std::exchange(o.data_, nullptr);
       shape_ = std::exchange(o.shape_, Shape());
+      strides_ = std::exchange(o.strides_, detail::Strides{});
       device_ = o.device_;
       live_ = std::exchange(o.live_, false);
       borrowed_ = std::exchange(o.borrowed_, false);
@@ -190,15 +299,35 @@ class Array {
   std::int64_t size() const noexcept { return valid() ? shape_.size() : 0; }
   std::size_t nbytes() const noexcept { return static_cast<std::size_t>(shape_.size()) * sizeof(T); }
   Device device() const noexcept { return device_; }
+  // The first element. For a strided view the elements are data()[sum of index * stride(axis)].
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
+  // Elements between neighbours along axis i (row-major for a contiguous array; 0 <= i < rank()).
+  std::int64_t stride(int i) const noexcept { return strides_[static_cast<std::size_t>(i)]; }
+  const std::array<std::int64_t, Shape::kMaxRank>& strides() const noexcept { return strides_; }
+  // True when the elements are dense and row-major (always for arrays porta allocates; a view may
+  // not be). Axes of size 1 may have any stride.
+  bool is_contiguous() const noexcept {
+    if (shape_.size() == 0) return true;
+    std::int64_t expect = 1;
+    for (int i = shape_.rank() - 1; i >= 0; --i) {
+      if (shape_[i] != 1 && strides_[static_cast<std::size_t>(i)] != expect) return false;
+      expect *= shape_[i];
+    }
+    return true;
+  }
 
   // Throws InvalidArgument naming `fn` if this array was moved from.
   void check_valid(const char* fn) const {
     if (!valid()) detail::throw_moved_from(fn);
   }
+  // Throws InvalidArgument naming `fn` unless this array is valid and contiguous.
+  void check_contiguous(const char* fn, const char* name = "the array") const {
+    check_valid(fn);
+    if (!is_contiguous()) detail::throw_not_contiguous(fn, name, shape_.to_string().c_str());
+  }
 
-  // Device -> host; waits for the copy (and the stream's earlier work).
+  // Device -> host; waits for the copy (and the stream's earlier work). A strided view is gathered.
   std::vector<T> to_vector(const Stream& stream = Stream()) const {
     check_valid("porta::Array::to_vector");
     std::vector<T> out(static_cast<std::size_t>(size()));
@@ -207,18 +336,29 @@ class Array {
   }
   void copy_to_host(T* host, const Stream& stream = Stream()) const {
     check_valid("porta::Array::copy_to_host");
+    if (!is_contiguous()) return contiguous(stream).copy_to_host(host, stream);
     porta_stream s = detail::stream_for(stream, device_, "porta::Array::copy_to_host");
     detail::copy_to_host(device_, data_, host, nbytes(), s, true);
   }
+  // Host -> device, row-major; into a strided view through a compact temporary.
   void copy_from_host(const T* host, const Stream& stream = Stream()) {
     check_valid("porta::Array::copy_from_host");
+    if (!is_contiguous()) {
+      Array tmp = from(host, shape_, device_, stream);
+      assign_from(tmp, stream, "porta::Array::copy_from_host");
+      return;
+    }
     porta_stream s = detail::stream_for(stream, device_, "porta::Array::copy_from_host");
     detail::copy_from_host(device_, data_, host, nbytes(), s, true);
   }
 
-  // A copy on `device` (the same device gives a clone).
+  // A copy on `device` (the same device gives a clone); always contiguous.
   Array to(Device device, const Stream& stream = Stream()) const {
     check_valid("porta::Array::to");
+    if (!is_contiguous()) {
+      Array c = contiguous(stream);
+      return device == device_ ? std::move(c) : c.to(device, stream);
+    }
     const Stream placeholder;  // both branches lvalues: Stream is move-only, a prvalue would be copied
     Array out(shape_, device, device == device_ ? stream : placeholder);
     porta_stream s = detail::stream_for(stream, device_, "porta::Array::to");
@@ -227,31 +367,212 @@ class Array {
   }
   Array clone(const Stream& stream = Stream()) const { return to(device_, stream); }
 
-  // Same elements, new shape of the same size.
+  // Contiguous elements: this array's own memory, shared, when it is contiguous already (no copy,
+  // as PyTorch's contiguous()); otherwise a compact row-major copy on the same device.
+  Array contiguous(const Stream& stream = Stream()) const {
+    constexpr const char* fn = "porta::Array::contiguous";
+    check_valid(fn);
+    if (is_contiguous()) return share(data_, shape_, strides_);
+    Array out(shape_, device_, stream);
+    out.assign_from(*this, stream, fn);
+    return out;
+  }
+
+  // Same elements, new shape of the same size, in place. Needs a contiguous array.
   void reshape(Shape shape) {
-    check_valid("porta::Array::reshape");
-    if (shape.size() != shape_.size())
-      detail::throw_invalid("porta::Array::reshape",
-                            ("cannot reshape " + shape_.to_string() + " (" + std::to_string(shape_.size()) +
-                             " elements) to " + shape.to_string())
-                                .c_str());
+    constexpr const char* fn = "porta::Array::reshape";
+    check_reshape(fn, shape);
     shape_ = shape;
+    strides_ = detail::row_major_strides(shape);
   }
   Array reshaped(Shape shape) && {
     reshape(shape);
     return std::move(*this);
   }
+  // A view with another shape of the same size, sharing this array's memory (no copy), as NumPy's
+  // reshape of a contiguous array and PyTorch's view(). A strided view is an InvalidArgument:
+  // x.contiguous().reshaped(shape) copies first.
+  //   auto m = porta::arange<float>(12, dev).reshaped({3, 4});   // rvalue: moved, no view needed
+  //   auto v = m.reshaped({2, 6});                                // a view of m
+  Array reshaped(Shape shape) const& {
+    check_reshape("porta::Array::reshaped", shape);
+    return share(data_, shape, detail::row_major_strides(shape));
+  }
+
+  // ---- views --------------------------------------------------------------------------------
+  // A view of the elements picked by one Slice per leading axis (axes without one are kept whole).
+  //   auto block = m.slice({{1, 3}, {0, 2}});        // m[1:3, 0:2]
+  //   auto even  = v.slice({{porta::none, porta::none, 2}});  // v[::2]
+  Array slice(std::initializer_list<Slice> slices) const {
+    constexpr const char* fn = "porta::Array::slice";
+    check_valid(fn);
+    if (static_cast<int>(slices.size()) > rank())
+      detail::throw_invalid(fn, (std::to_string(slices.size()) + " slices for an array of rank " +
+                                 std::to_string(rank()) + " (" + shape_.to_string() + ")")
+                                    .c_str());
+    std::int64_t dims[Shape::kMaxRank] = {};
+    detail::Strides st = strides_;
+    std::int64_t offset = 0;
+    for (int i = 0; i < rank(); ++i) dims[i] = shape_[i];
+    int axis = 0;
+    for (const Slice& s : slices) {
+      const detail::SliceRange r = detail::normalize_slice(fn, s, axis, shape_[axis]);
+      offset += r.start * strides_[static_cast<std::size_t>(axis)];
+      dims[axis] = r.length;
+      if (r.length > 1) st[static_cast<std::size_t>(axis)] = strides_[static_cast<std::size_t>(axis)] * s.step;
+      ++axis;
+    }
+    return share(data_ + offset, detail::make_shape(dims, rank()), st);
+  }
+  // One axis: x.slice(axis, start, stop, step) is x[..., start:stop:step, ...] along `axis`.
+  Array slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const {
+    constexpr const char* fn = "porta::Array::slice";
+    check_valid(fn);
+    const int a = detail::normalize_axis(fn, axis, rank());
+    const detail::SliceRange r = detail::normalize_slice(fn, Slice{start, stop, step}, a, shape_[a]);
+    std::int64_t dims[Shape::kMaxRank] = {};
+    for (int i = 0; i < rank(); ++i) dims[i] = shape_[i];
+    dims[a] = r.length;
+    detail::Strides st = strides_;
+    if (r.length > 1) st[static_cast<std::size_t>(a)] = strides_[static_cast<std::size_t>(a)] * step;
+    return share(data_ + r.start * strides_[static_cast<std::size_t>(a)], detail::make_shape(dims, rank()), st);
+  }
+  // The view at `index` of `axis`, which the result drops (NumPy's x[i], PyTorch's select);
+  // a negative index counts from the end.
+  Array select(int axis, std::int64_t index) const {
+    constexpr const char* fn = "porta::Array::select";
+    check_valid(fn);
+    const int a = detail::normalize_axis(fn, axis, rank());
+    const std::int64_t i = detail::normalize_index(fn, index, a, shape_[a]);
+    std::int64_t dims[Shape::kMaxRank] = {};
+    detail::Strides st{};
+    int r = 0;
+    for (int k = 0; k < rank(); ++k) {
+      if (k == a) continue;
+      dims[r] = shape_[k];
+      st[static_cast<std::size_t>(r++)] = strides_[static_cast<std::size_t>(k)];
+    }
+    return share(data_ + i * strides_[static_cast<std::size_t>(a)], detail::make_shape(dims, r), st);
+  }
+  // Row i (x[i]) and, of a 2-D array, column j (x[:, j], strided).
+  Array row(std::int64_t i) const { return select(0, i); }
+  Array col(std::int64_t j) const {
+    if (valid() && rank() != 2)
+      detail::throw_invalid("porta::Array::col",
+                            ("col() needs a 2-D array, not " + shape_.to_string() + ": use select(axis, j)").c_str());
+    return select(1, j);
+  }
+
+  // ---- element access: synchronous, one copy per call; for loops, copy the array with to_vector() --
+  //   float v = m.item(1, 2);     // m[1, 2]; negative indices count from the end
+  //   m.set(1, 2, 5.0f);          // m[1, 2] = 5
+  //   double s = porta::sum(x, 0).item();   // the one element of a size-1 array
+  template <class... I>
+  T item(I... index) const {
+    static_assert(sizeof...(I) <= Shape::kMaxRank && (std::is_integral_v<I> && ...),
+                  "porta::Array::item takes up to 4 integer indices");
+    constexpr const char* fn = "porta::Array::item";
+    const std::int64_t at = element_offset(fn, {static_cast<std::int64_t>(index)...});
+    T v{};
+    detail::copy_small_to_host(device_, data_ + at, &v, sizeof(T), nullptr);
+    return v;
+  }
+  void set(std::int64_t i0, T value) { set_at({i0}, value); }
+  void set(std::int64_t i0, std::int64_t i1, T value) { set_at({i0, i1}, value); }
+  void set(std::int64_t i0, std::int64_t i1, std::int64_t i2, T value) { set_at({i0, i1, i2}, value); }
+  void set(std::int64_t i0, std::int64_t i1, std::int64_t i2, std::int64_t i3, T value) {
+    set_at({i0, i1, i2, i3}, value);
+  }
+
+  // Copies src's elements into this array (same shape; either may be a strided view), on this
+  // array's device: x.row(0).assign(y) is NumPy's x[0] = y.
+  void assign(const Array& src, const Stream& stream = Stream()) { assign_from(src, stream, "porta::Array::assign"); }
 
   View<T> view() {
-    check_valid("porta::Array::view");
+    check_view();
     return make_view<T>(data_);
   }
   View<const T> view() const {
-    check_valid("porta::Array::view");
+    check_view();
     return make_view<const T>(data_);
   }
 
  private:
+  // A view of this array's memory (which it keeps alive).
+  Array share(T* data, Shape shape, const detail::Strides& strides) const {
+    Array a;
+    a.data_ = data;
+    a.shape_ = shape;
+    a.strides_ = strides;
+    a.device_ = device_;
+    a.live_ = true;
+    a.borrowed_ = true;
+    a.keep_alive_ = keep_alive_;
+    return a;
+  }
+  void check_reshape(const char* fn, const Shape& shape) const {
+    check_valid(fn);
+    if (shape.size() != shape_.size())
+      detail::throw_invalid(fn, ("cannot reshape " + shape_.to_string() + " (" + std::to_string(shape_.size()) +
+                                 " elements) to " + shape.to_string())
+                                    .c_str());
+    if (!is_contiguous())
+      detail::throw_invalid(fn, ("the array is a strided view (" + shape_.to_string() +
+                                 "): a reshape without a copy needs contiguous memory; x.contiguous() copies first")
+                                    .c_str());
+  }
+  void check_view() const {
+    check_valid("porta::Array::view");
+    if (!is_contiguous())
+      detail::throw_invalid("porta::Array::view", ("the array is a strided view (" + shape_.to_string() +
+                                                   "); kernels index contiguous memory: make a copy first "
+                                                   "(auto c = x.contiguous();) and capture c.view()")
+                                                      .c_str());
+  }
+  std::int64_t element_offset(const char* fn, std::initializer_list<std::int64_t> index) const {
+    check_valid(fn);
+    if (index.size() == 0) {
+      if (shape_.size() != 1)
+        detail::throw_invalid(fn, ("no index given for an array of " + std::to_string(shape_.size()) + " elements (" +
+                                   shape_.to_string() + "): only a one-element array has a single item")
+                                      .c_str());
+      return 0;
+    }
+    if (static_cast<int>(index.size()) != rank())
+      detail::throw_invalid(fn, (std::to_string(index.size()) + " indices for an array of rank " +
+                                 std::to_string(rank()) + " (" + shape_.to_string() + ")")
+                                    .c_str());
+    std::int64_t at = 0;
+    int axis = 0;
+    for (std::int64_t i : index) {
+      at += detail::normalize_index(fn, i, axis, shape_[axis]) * strides_[static_cast<std::size_t>(axis)];
+      ++axis;
+    }
+    return at;
+  }
+  void set_at(std::initializer_list<std::int64_t> index, T value) {
+    constexpr const char* fn = "porta::Array::set";
+    const std::int64_t at = element_offset(fn, index);
+    detail::copy_from_host(device_, data_ + at, &value, sizeof(T), nullptr, true);
+  }
+  void assign_from(const Array& src, const Stream& stream, const char* fn) {
+    check_valid(fn);
+    src.check_valid(fn);
+    if (src.shape_ != shape_)
+      detail::throw_invalid(
+          fn, ("shapes differ (destination is " + shape_.to_string() + ", source is " + src.shape_.to_string() + ")")
+                  .c_str());
+    if (src.device_ != device_)
+      throw DeviceMismatch(std::string(fn) + ": the destination is on " + device_.to_string() + ", the source on " +
+                           src.device_.to_string() + " (copy it with to() first)");
+    detail::copy_strided(device_, detail::dtype_of<T>(), rank(), &shape_dims()[0], src.data_, src.strides_.data(),
+                         data_, strides_.data(), detail::stream_for(stream, device_, fn), fn);
+  }
+  std::array<std::int64_t, Shape::kMaxRank> shape_dims() const noexcept {
+    std::array<std::int64_t, Shape::kMaxRank> d{};
+    for (int i = 0; i < rank(); ++i) d[static_cast<std::size_t>(i)] = shape_[i];
+    return d;
+  }
   template <class U>
   View<U> make_view(U* p) const {
     View<U> v;
@@ -267,19 +588,19 @@ class Array {
     return v;
   }
   void release() noexcept {
-    if (data_ && !borrowed_) detail::device_free(device_, data_, nullptr);
-    keep_alive_.reset();
+    keep_alive_.reset();  // frees the memory when this was its last holder
     borrowed_ = false;
     data_ = nullptr;
     live_ = false;
   }
 
-  T* data_ = nullptr;
+  T* data_ = nullptr;  // the first element
   Shape shape_{};
+  detail::Strides strides_{};  // in elements
   Device device_{};
-  bool live_ = false;      // zero-element arrays own no memory but are valid until moved from
-  bool borrowed_ = false;  // made by borrow(): data_ is not porta's to free
-  std::shared_ptr<void> keep_alive_;
+  bool live_ = false;                 // zero-element arrays own no memory but are valid until moved from
+  bool borrowed_ = false;             // made by borrow() or a view: the memory is not this Array's allocation
+  std::shared_ptr<void> keep_alive_;  // the memory's owner, shared by every view of it
 };
 
 // Factories. `device` defaults to default_device().

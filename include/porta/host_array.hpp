@@ -103,7 +103,7 @@ namespace detail {
 template <class T>
 void check_host_copy(const HostArray<T>& h, const Array<T>& a, const char* fn) {
   h.check_valid(fn);
-  a.check_valid(fn);
+  a.check_contiguous(fn, "the device array");  // a strided view: copy through a.contiguous()
   if (h.size() != a.size())
     throw_invalid(fn, ("the host array has " + std::to_string(h.size()) + " elements, the device array " +
                        std::to_string(a.size()))

@@ -14,5 +14,7 @@
 #include "porta/device.hpp"
 #include "porta/error.hpp"
 #include "porta/host_array.hpp"
+#include "porta/indexing.hpp"
+#include "porta/print.hpp"
 #include "porta/sort.hpp"
 #include "porta/stream.hpp"

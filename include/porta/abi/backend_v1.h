@@ -102,6 +102,18 @@ typedef enum porta_reduce_op {
   PORTA_REDUCE_COUNT
 } porta_reduce_op;
 
+/* Comparisons (issue 15 part 1): y = (a op b) ? 1 : 0 as int32 (porta's mask type). IEEE
+ * semantics: NaN compares unequal to everything (NE is true), -0.0 == 0.0. */
+typedef enum porta_compare_op {
+  PORTA_COMPARE_EQ = 0,
+  PORTA_COMPARE_NE,
+  PORTA_COMPARE_LT,
+  PORTA_COMPARE_LE,
+  PORTA_COMPARE_GT,
+  PORTA_COMPARE_GE,
+  PORTA_COMPARE_COUNT
+} porta_compare_op;
+
 typedef enum porta_copy_kind {
   PORTA_COPY_HOST_TO_DEVICE = 0,
   PORTA_COPY_DEVICE_TO_HOST = 1,
@@ -234,6 +246,30 @@ typedef struct porta_backend_v1 {
    * access once per pair of devices that have it (the copy then crosses the link directly) and let
    * the runtime stage it otherwise. Returns without waiting for the copy. */
   porta_status (*copy_peer)(int dev, const void* src, int dst_dev, void* dst, size_t bytes, porta_stream s);
+
+  /* ---- issue 15 part 1: views, masks, gather and scatter ---- */
+  /* dst[i . dst_strides] = src[i . src_strides] for every index i of shape[0..rank) (rank 1..4;
+   * strides in elements, may be negative; src strides may be 0 to broadcast). src and dst do not
+   * overlap (the front end stages overlapping copies). */
+  porta_status (*copy_strided)(int dev, porta_dtype dt, int32_t rank, const int64_t* shape, const void* src,
+                               const int64_t* src_strides, void* dst, const int64_t* dst_strides, porta_stream s);
+  /* y[r*cols + c] = op(a[r*a_rs + c*a_cs], b[r*b_rs + c*b_cs]) ? 1 : 0, the strides as in binary. */
+  porta_status (*compare)(int dev, porta_compare_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
+                          int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, int32_t* y,
+                          porta_stream s);
+  /* y[i] = mask[i] != 0 ? a[i * a_step] : b[i * b_step]; a_step and b_step are 1, or 0 for one
+   * broadcast element. */
+  porta_status (*where)(int dev, porta_dtype dt, int64_t n, const int32_t* mask, const void* a, int64_t a_step,
+                        const void* b, int64_t b_step, void* y, porta_stream s);
+  /* x viewed as [outer, n, inner], y as [outer, m, inner]: y[o, j, i] = x[o, idx[j], i]. The front
+   * end checks 0 <= idx[j] < n; an index outside gives 0 (never a read out of bounds). */
+  porta_status (*take)(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x, int64_t m,
+                       const int64_t* idx, void* y, porta_stream s);
+  /* y viewed as [outer, n, inner], v as [outer, m, inner]: y[o, idx[j], i] = v[o, j, i]. Where idx
+   * repeats a position, the largest j (the last occurrence) wins, on every backend. An index
+   * outside [0, n) writes nothing. */
+  porta_status (*scatter)(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, void* y, int64_t m,
+                          const int64_t* idx, const void* v, porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

@@ -326,4 +326,43 @@ struct ReluGradOp {
   }
 };
 
+// Comparisons (issue 15 part 1; porta_compare_op): IEEE semantics on every backend, so NaN is
+// unequal to everything (only != is true) and -0.0 == 0.0. The result is porta's mask value.
+struct EqOp {
+  template <class T>
+  PORTA_HOST_DEVICE std::int32_t operator()(T a, T b) const {
+    return a == b ? 1 : 0;
+  }
+};
+struct NeOp {
+  template <class T>
+  PORTA_HOST_DEVICE std::int32_t operator()(T a, T b) const {
+    return a != b ? 1 : 0;
+  }
+};
+struct LtOp {
+  template <class T>
+  PORTA_HOST_DEVICE std::int32_t operator()(T a, T b) const {
+    return a < b ? 1 : 0;
+  }
+};
+struct LeOp {
+  template <class T>
+  PORTA_HOST_DEVICE std::int32_t operator()(T a, T b) const {
+    return a <= b ? 1 : 0;
+  }
+};
+struct GtOp {
+  template <class T>
+  PORTA_HOST_DEVICE std::int32_t operator()(T a, T b) const {
+    return a > b ? 1 : 0;
+  }
+};
+struct GeOp {
+  template <class T>
+  PORTA_HOST_DEVICE std::int32_t operator()(T a, T b) const {
+    return a >= b ? 1 : 0;
+  }
+};
+
 }  // namespace porta::detail

@@ -95,5 +95,15 @@ inline std::size_t checked_bytes(std::int64_t n, std::size_t elem, const char* f
 }
 [[noreturn]] void throw_moved_from(const char* fn);
 
+// Views (issue 15): "fn: <name> is a strided view (<shape>); this function needs contiguous memory:
+// pass <name>.contiguous()".
+[[noreturn]] void throw_not_contiguous(const char* fn, const char* name, const char* shape);
+// dst[index . dst_strides] = src[index . src_strides] for every index of `dims` (rank 0..4; strides
+// in elements, src strides may be 0 to broadcast), on `device`'s stream s. Overlapping src and dst
+// go through a temporary, so the result is as if src were read whole first.
+void copy_strided(Device device, porta_dtype dt, int rank, const std::int64_t* dims, const void* src,
+                  const std::int64_t* src_strides, void* dst, const std::int64_t* dst_strides, porta_stream s,
+                  const char* fn);
+
 }  // namespace detail
 }  // namespace porta
