@@ -38,6 +38,7 @@ std::string device_forms(bool select) {
   for (const detail::DeviceTypeFacts& f : detail::kDeviceTypes) {
     forms.emplace_back(f.name);
     forms.push_back(f.type == DeviceType::cpu ? std::string("cpu:0") : std::string(f.name) + ":N");
+    if (f.type == DeviceType::cpu) forms.emplace_back("cpu:strict");
   }
   if (select) forms.insert(forms.end(), {"gpu", "gpu:N"});
   std::string s;
@@ -74,6 +75,10 @@ std::string parse_device(std::string_view text, Device& out) {
   if (text.empty()) return " (empty string)";
   for (char c : text)
     if (std::isspace(static_cast<unsigned char>(c))) return " (no spaces allowed)";
+  if (text == "cpu:strict") {
+    out = Device::cpu_strict();
+    return {};
+  }
   for (const detail::DeviceTypeFacts& n : detail::kDeviceTypes) {
     const std::string_view name = n.name;
     if (!starts_with(text, name)) continue;
@@ -177,6 +182,7 @@ std::string Device::to_string() const {
   // The CPU is one device; an index on it would only appear on a hand-made Device, and then the
   // text shows it rather than hiding a bad value.
   if (type == DeviceType::cpu && index == 0) return "cpu";
+  if (is_strict()) return "cpu:strict";
   return std::string(porta::to_string(type)) + ":" + std::to_string(index);
 }
 
@@ -197,6 +203,7 @@ bool is_available(DeviceType type) {
 
 bool is_available(Device device) {
   if (!is_available(device.type)) return false;
+  if (device.is_strict()) return true;
   return device.index >= 0 && device.index < detail::backend_slot(device.type).device_count;
 }
 

@@ -152,12 +152,13 @@ void copy_between(Device dst_device, void* dst, Device src_device, const void* s
   }
   backend_for(dst_device, fn);
   backend_for(src_device, fn);
-  // CPU memory is host memory, so a copy with the CPU on one side needs no staging buffer.
-  if (dst_device.type == DeviceType::cpu) {
+  // CPU memory is host memory, so a copy with the CPU on one side needs no staging buffer; that of
+  // cpu:strict is not (it stands for a GPU's).
+  if (dst_device.type == DeviceType::cpu && !dst_device.is_strict()) {
     copy_to_host(src_device, src, dst, bytes, s, true);
     return;
   }
-  if (src_device.type == DeviceType::cpu) {
+  if (src_device.type == DeviceType::cpu && !src_device.is_strict()) {
     copy_from_host(dst_device, dst, src, bytes, nullptr, true);
     return;
   }

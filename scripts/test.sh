@@ -4,7 +4,8 @@
 #   1. builds porta with every backend whose toolchain is present (CUDA and HIP plugins are built
 #      even without a GPU: on a GPU-less machine the suite proves the run-time fallback to the CPU),
 #      and runs the whole ctest suite;
-#   2. reruns the reduction tests with 1, 2 and 3 OpenMP threads (bits must not change);
+#   2. reruns the unit, algorithm, kernel and strict tests and the examples on cpu:strict (docs/strict.md),
+#      and the reduction tests with 1, 2 and 3 OpenMP threads (bits must not change);
 #   3. builds the CPU suite with ASan + UBSan and runs it;
 #   4. builds the unit tests (threads, streams, pools) with ThreadSanitizer and runs them;
 #   5. runs every benchmark once at tiny sizes so they never rot.
@@ -27,6 +28,12 @@ step "porta-info"
 
 step "test suite"
 ctest --preset ci -j "$jobs"
+
+step "the suite and the examples on cpu:strict (docs/strict.md)"
+# The CPU as a separate address space with deferred streams: a host read of device memory, a View
+# used after free or a missing synchronize, in porta or in its tests, fails here as on a GPU.
+PORTA_DEVICE=cpu:strict PORTA_TEST_DEVICES=cpu:strict \
+  ctest --test-dir build/ci -L 'unit|algorithms|kernels|examples|strict' -LE env --output-on-failure -j "$jobs"
 
 step "reductions under 1, 2 and 3 OpenMP threads"
 for t in 1 2 3; do

@@ -188,6 +188,9 @@ void print_text(const Report& r) {
     o << "    runtime:        " << version_text(i.device.type, i.runtime_version, false) << "\n";
     if (i.pci_bus_id >= 0) o << "    PCI bus:        " << i.pci_bus_id << "\n";
   }
+  if (porta::is_available(porta::Device::cpu_strict()))
+    o << "  cpu:strict: the CPU as a separate address space with deferred streams, for CI; never chosen by itself "
+         "(PORTA_DEVICE=cpu:strict; docs/strict.md)\n";
   o << "\nDefault device: ";
   if (r.default_device) {
     o << r.default_device->to_string();
@@ -229,6 +232,8 @@ void print_json(const Report& r) {
       << ", \"runtime_version\": " << i.runtime_version << ", \"pci_bus_id\": " << i.pci_bus_id << "}";
   }
   o << "\n  ],\n";
+  o << "  \"strict_device\": "
+    << (porta::is_available(porta::Device::cpu_strict()) ? json_string("cpu:strict") : std::string("null")) << ",\n";
   o << "  \"porta_device\": " << (r.porta_device_env ? json_string(*r.porta_device_env) : std::string("null")) << ",\n";
   o << "  \"default_device\": " << (r.default_device ? json_string(r.default_device->to_string()) : std::string("null"))
     << ",\n";

@@ -30,6 +30,7 @@
 
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
+#include "porta/detail/strict.hpp"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
@@ -225,6 +226,11 @@ class Array {
     // frees the memory itself.
     if (data_ != nullptr) keep_alive_ = std::shared_ptr<void>(data_, detail::DeviceDeleter{device});
     live_ = true;
+    if (device.is_strict()) {  // what cpu:strict's fault report names (docs/strict.md)
+      std::int64_t d[Shape::kMaxRank] = {};
+      for (int i = 0; i < shape.rank(); ++i) d[i] = shape[i];
+      detail::strict_describe(data_, detail::dtype_of<T>(), d, shape.rank());
+    }
   }
 
   static Array from(const std::vector<T>& host, Device device = default_device()) {
@@ -250,6 +256,9 @@ class Array {
   // guarantees the lifetime) is released with the last Array (or view) that holds it, without
   // waiting for work still queued on the memory: synchronize first where the owner may reuse it.
   static Array borrow(T* data, Shape shape, Device device, std::shared_ptr<void> keep_alive) {
+    // cpu:strict's arrays live in memory only porta maps (docs/strict.md); anything else is host memory.
+    if (device.is_strict())
+      detail::strict_check_borrow(data, static_cast<std::size_t>(shape.size()) * sizeof(T), "porta::Array::borrow");
     Array a;
     a.data_ = data;
     a.shape_ = shape;

@@ -76,10 +76,21 @@ struct Device {
   constexpr Device() = default;
   constexpr Device(DeviceType t, int i = 0) : type(t), index(i) {}
 
-  // "cpu", "cpu:0", "cuda", "cuda:1", "hip:0" (case-sensitive, no spaces). Throws
+  // "cpu", "cpu:0", "cpu:strict", "cuda", "cuda:1", "hip:0" (case-sensitive, no spaces). Throws
   // InvalidArgument for anything else. Availability is not checked: see select_device().
   static Device parse(std::string_view text);
-  std::string to_string() const;  // "cuda:1"; the CPU is "cpu"
+  std::string to_string() const;  // "cuda:1"; the CPU is "cpu", the strict CPU "cpu:strict"
+
+  // cpu:strict: the CPU as a separate address space, for CI (docs/strict.md). Its arrays cannot
+  // be read or written by host code outside porta's calls and kernels, and its streams complete
+  // only at synchronize, so code that would break on a GPU breaks here too:
+  //   auto x = porta::zeros<float>({n}, porta::Device::cpu_strict());
+  //   float v = x.data()[0];          // faults, with a report naming x and what to do
+  static constexpr Device cpu_strict() noexcept { return Device(DeviceType::cpu, kCpuStrictIndex); }
+  constexpr bool is_strict() const noexcept { return type == DeviceType::cpu && index == kCpuStrictIndex; }
+  // The index that marks cpu:strict: a mode of the CPU backend, not a device of its own, so it is
+  // never one of devices() and never a "cpu:N" a user can type.
+  static constexpr int kCpuStrictIndex = 0x7374;  // "st"
 
   constexpr bool is_gpu() const noexcept { return type != DeviceType::cpu; }
   friend constexpr bool operator==(Device a, Device b) noexcept { return a.type == b.type && a.index == b.index; }

@@ -47,6 +47,7 @@
 #include "porta/detail/cpu_parallel.hpp"
 #include "porta/detail/ops.hpp"
 #include "porta/detail/reduce_order.hpp"
+#include "porta/detail/strict.hpp"
 #include "porta/error.hpp"
 #include "porta/range.hpp"
 #include "porta/stream.hpp"
@@ -283,6 +284,12 @@ void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& st
                 "f(i) for porta::range(n), f(i, j) for range(n0, n1), f(i, j, k) for range(n0, n1, n2)");
   detail::check_stream_device(stream, device, fn);
   detail::check_device(device, fn);
+  if (device.is_strict()) {  // queued like a GPU launch (docs/strict.md)
+    if (range.size() > 0)
+      detail::strict_enqueue(static_cast<porta_stream>(stream.native_handle()),
+                             detail::strict_task([range, f] { detail::cpu_parallel_for(range, f); }), fn);
+    return;
+  }
   if (device.type == DeviceType::cpu) {
     if (range.size() > 0) detail::cpu_parallel_for(range, f);
     return;
@@ -364,9 +371,16 @@ void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, c
     // A host-only loop (not a PORTA_LAMBDA): under nvcc a __host__ __device__ lambda here would
     // put a function-pointer call between the loop and f.
     const PointerPack<In...> pack = pack_pointers(p...);
-    cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i) o[i] = call_at(f, pack, i);
-    });
+    auto loop = [n, o, f, pack] {
+      cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) o[i] = call_at(f, pack, i);
+      });
+    };
+    if (dev.is_strict()) {  // queued like a GPU launch (docs/strict.md)
+      if (n > 0) strict_enqueue(static_cast<porta_stream>(stream.native_handle()), strict_task(loop), fn);
+    } else {
+      loop();
+    }
     return;
   }
 #if PORTA_GPU_COMPILER
@@ -402,7 +416,13 @@ auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op,
   const std::int64_t n = range.size();
   const auto load = detail::linear_load(range, f);
   T r;
-  if (device.type == DeviceType::cpu) {
+  if (device.is_strict()) {  // the host needs the value now: queued work first, then this (docs/strict.md)
+    detail::strict_run_now(
+        static_cast<porta_stream>(stream.native_handle()), detail::strict_task([&r, n, op, &load, &range] {
+          r = detail::reduce_canonical_cpu<T>(n, op, detail::CastLoad<T, decltype(load)>{&load}, range.grain());
+        }),
+        fn);
+  } else if (device.type == DeviceType::cpu) {
     r = detail::reduce_canonical_cpu<T>(n, op, detail::CastLoad<T, decltype(load)>{&load}, range.grain());
   } else {
 #if PORTA_GPU_COMPILER

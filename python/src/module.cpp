@@ -290,7 +290,7 @@ extern "C" int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
             PyErr_SetString(PyExc_BufferError, "porta.Array: the array was moved from");
             return -1;
           }
-          if (a.device().is_gpu()) {
+          if (a.device().is_gpu() || a.device().is_strict()) {
             const std::string msg = "porta.Array on " + a.device().to_string() +
                                     ": the buffer protocol exposes host memory only; use numpy(), "
                                     "__dlpack__ or __cuda_array_interface__";
@@ -404,6 +404,11 @@ py::object make_capsule(BoxPtr box, bool versioned, bool copied) {
           ctx->strides[i] = stride;
           stride *= a.dim(i);
         }
+        // cpu:strict's memory is not host memory (docs/strict.md), and DLPack has no device for it.
+        if (a.device().is_strict())
+          buffer_error(
+              "porta.Array on cpu:strict: its memory cannot be shared through DLPack (no consumer may "
+              "read it); use numpy(), or .to('cpu') first");
         t.data = const_cast<T*>(a.data());
         const auto dev = dl_device_of(a.device());
         t.device = {dev.first, dev.second};

@@ -6,7 +6,8 @@
 //     ...
 //   }
 //
-// PORTA_TEST_DEVICES restricts the devices: a comma-separated list of "cpu", "cuda:0", "hip:1", or
+// PORTA_TEST_DEVICES restricts the devices: a comma-separated list of "cpu", "cpu:strict" (never
+// part of "all": docs/strict.md), "cuda:0", "hip:1", or
 // a bare type ("cuda": every CUDA device); unset, empty or "all" means every device. Naming a
 // device that is not available is an error, so that a misspelled restriction cannot make a run
 // that tests nothing.
