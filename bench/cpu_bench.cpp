@@ -31,6 +31,7 @@
 #include "cpu_peers.hpp"
 #include "host_buffer.hpp"
 #include "kernels_common.hpp"
+#include "sort_bench.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -375,6 +376,8 @@ void register_all() {
   }
   // User kernels (kernels_cpu.hpp): heat, nbody, nbody_energy, reduce_expr, cg; group "kernels".
   pb::register_cpu_kernels_cxx();
+  // Sorting (sort_bench.hpp): group "sort".
+  pb::register_cpu_sort();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif

@@ -526,6 +526,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 
 // The user-kernel cases (heat, nbody, reduce_expr; group "kernels"), which use the helpers above.
 #include "kernels_cuda.cuh"
+// Sorting beside CUB (group "sort").
+#include "cuda_sort.cuh"
 
 namespace porta_bench_cuda {
 
@@ -637,6 +639,7 @@ void register_all() {
       register_vector_case<float>("latency_axpy", Op::axpy, n, true, peers_of(Op::axpy));
   }
   register_kernels();
+  register_sort();
 }
 
 void add_context() {

@@ -281,6 +281,7 @@ def target_rows(run):
     if run.binary == "cuda":
         at_largest(MAP_OPS, "thrust", 0.97, "map ≥ 0.97× Thrust")
         at_largest(REDUCE_OPS, "cub", 0.95, "reduce ≥ 0.95× CUB (value returned to the host)")
+        at_largest(["sort"], "cub", 0.9, "sort ≥ 0.9× CUB DeviceRadixSort")
         matmul_at(["matmul", "matmul_ts"], "porta", "cublas", 0.98, "matmul ≥ 0.98× cuBLAS", 4096)
         matmul_at(["matmul_tf32"], "porta", "cublas-tf32", 0.98, "matmul TF32 ≥ 0.98× cuBLAS TF32", 4096)
         for dtype in ("f32",):

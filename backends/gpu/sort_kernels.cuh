@@ -7,7 +7,7 @@
 // - CUDA: CUB's DeviceRadixSort. Floating-point keys are sorted as a porta key type whose
 //   cub::NumericTraits (CUB's documented customisation point) twiddle in and out through porta's
 //   codec, so the order costs nothing: no extra pass over the keys, the speed of CUB's own float
-//   sort. (CUB's float traits merge -0.0 into +0.0 and put NaNs with the sign bit first.)
+//   sort. (CUB's own float order puts NaNs with the sign bit first and -0.0 equal to +0.0.)
 // - HIP: rocPRIM's radix sort over the unsigned keys, encoded and decoded by a pass each (rocPRIM
 //   5.2's mid-size merge path compares keys itself, so a key type of our own would need more than
 //   its codec).

@@ -31,7 +31,7 @@ constexpr int kDigitBits = 8;
 constexpr int kBuckets = 1 << kDigitBits;
 // Elements per thread below which a sort stays on fewer threads: a pass costs a few ns per element
 // and waking a team a few microseconds.
-constexpr std::int64_t kGrainSort = std::int64_t(1) << 14;
+constexpr std::int64_t kGrainSort = std::int64_t(1) << 16;
 
 template <class U>
 inline unsigned digit(U key, int pass) {
