@@ -67,6 +67,20 @@ struct SortKernels {
                        std::int64_t* y, void* stream);
 };
 
+// Issue 15 part 2 (scan_kernels.cuh, random_kernels.cuh): scans of x viewed as [outer, n, inner]
+// along n in the canonical order of porta/detail/scan_order.hpp (op SUM or MAX), and Philox
+// random numbers (float and double only). Temporaries come from the stream-ordered pool.
+template <class Api, class T>
+struct ScanKernels {
+  static int scan(porta_reduce_op op, bool exclusive, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                  const T* x, T* y, void* stream);
+};
+template <class Api, class T>
+struct RandomKernels {
+  static int random(porta_random_dist dist, std::int64_t n, std::uint64_t seed, std::uint64_t stream_id,
+                    std::uint64_t offset, T* y, void* stream);
+};
+
 // The ABI's runtime dtype and scalars: backends/common/dtype.hpp.
 using backend::scalar_value;
 using backend::with_dtype;
@@ -159,6 +173,20 @@ struct Kernels {
       return SortKernels<Api, T>::argreduce(op, outer, n, inner, static_cast<const T*>(x), y, s);
     });
   }
+  static int scan(porta_reduce_op op, porta_dtype dt, bool exclusive, std::int64_t outer, std::int64_t n,
+                  std::int64_t inner, const void* x, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      return ScanKernels<Api, T>::scan(op, exclusive, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y), s);
+    });
+  }
+  // dt is F32 or F64 (the entry checked it).
+  static int random(porta_random_dist dist, porta_dtype dt, std::int64_t n, std::uint64_t seed, std::uint64_t stream_id,
+                    std::uint64_t offset, void* y, void* s) {
+    if (dt == PORTA_F64)
+      return RandomKernels<Api, double>::random(dist, n, seed, stream_id, offset, static_cast<double*>(y), s);
+    return RandomKernels<Api, float>::random(dist, n, seed, stream_id, offset, static_cast<float*>(y), s);
+  }
 };
 
 // Explicit instantiations live in instantiate/*.cu.
@@ -178,6 +206,12 @@ struct Kernels {
   extern template struct SortKernels<Api, float>;          \
   extern template struct SortKernels<Api, double>;         \
   extern template struct SortKernels<Api, std::int32_t>;   \
-  extern template struct SortKernels<Api, std::int64_t>;
+  extern template struct SortKernels<Api, std::int64_t>;   \
+  extern template struct ScanKernels<Api, float>;          \
+  extern template struct ScanKernels<Api, double>;         \
+  extern template struct ScanKernels<Api, std::int32_t>;   \
+  extern template struct ScanKernels<Api, std::int64_t>;   \
+  extern template struct RandomKernels<Api, float>;        \
+  extern template struct RandomKernels<Api, double>;
 
 }  // namespace porta::detail::gpu

@@ -35,6 +35,7 @@
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
 #include "backends/common/index_checks.hpp"
+#include "backends/common/scan_random_checks.hpp"
 #include "backends/common/sort_checks.hpp"
 #include "backends/gpu/index_kernels.hpp"
 #include "backends/gpu/kernels.hpp"
@@ -735,9 +736,8 @@ struct Plugin {
                            int64_t inner, const void* x, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(backend::check::scan(op, dt, flags, outer, n, inner, x, y));
     if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
-    return run(dev, "scan", "scan", dt, [&] {
-      return K::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s);
-    });
+    return run(dev, "scan", "scan", dt,
+               [&] { return K::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s); });
   }
 
 #undef PORTA_GPU_CATCH

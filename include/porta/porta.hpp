@@ -16,5 +16,7 @@
 #include "porta/host_array.hpp"
 #include "porta/indexing.hpp"
 #include "porta/print.hpp"
+#include "porta/random.hpp"
+#include "porta/scan.hpp"
 #include "porta/sort.hpp"
 #include "porta/stream.hpp"

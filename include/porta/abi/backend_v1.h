@@ -158,6 +158,16 @@ typedef struct porta_memory_stats_v1 {
 typedef struct porta_stream_s* porta_stream;
 typedef struct porta_event_s* porta_event;
 
+/* Issue 15 part 2: distributions of the random entry (Philox4x32-10, include/porta/detail/philox.hpp). */
+typedef enum porta_random_dist {
+  PORTA_RANDOM_UNIFORM = 0, /* [0, 1) */
+  PORTA_RANDOM_NORMAL,      /* mean 0, standard deviation 1 (Box-Muller with porta's own log, sin, cos) */
+  PORTA_RANDOM_COUNT
+} porta_random_dist;
+
+/* scan flags */
+#define PORTA_SCAN_EXCLUSIVE 0x1u /* y[0] = 0 (sum) or the identity (max), y[i] = the inclusive y[i-1] */
+
 typedef struct porta_backend_v1 {
   uint32_t abi_version;   /* PORTA_ABI_VERSION */
   uint32_t struct_size;   /* sizeof(porta_backend_v1) as the plugin was built */
@@ -270,6 +280,16 @@ typedef struct porta_backend_v1 {
    * outside [0, n) writes nothing. */
   porta_status (*scatter)(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, void* y, int64_t m,
                           const int64_t* idx, const void* v, porta_stream s);
+  /* ---- issue 15 part 2: random numbers and scans ---- */
+  /* y[i] = value i of the Philox4x32-10 stream `stream` under `seed`, starting at block `offset`
+   * (4 words a block; docs/random-and-scans.md has the layout). dt is F32 or F64. */
+  porta_status (*random)(int dev, porta_random_dist dist, porta_dtype dt, int64_t n, uint64_t seed, uint64_t stream,
+                         uint64_t offset, void* y, porta_stream s);
+  /* Scan of x viewed as [outer, n, inner] along its middle axis into y (same shape, not aliasing x
+   * when exclusive), op PORTA_REDUCE_SUM or PORTA_REDUCE_MAX, in the canonical order of
+   * include/porta/detail/scan_order.hpp; flags: PORTA_SCAN_*. */
+  porta_status (*scan)(int dev, porta_reduce_op op, porta_dtype dt, uint32_t flags, int64_t outer, int64_t n,
+                       int64_t inner, const void* x, void* y, porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

@@ -153,6 +153,11 @@ struct ApiCuda {
   __device__ static T shfl_down(T v, unsigned offset, int width) {
     return __shfl_down_sync(0xffffffffu, v, offset, width);
   }
+  // The value of lane - offset of the caller's group (its own below offset): scans (issue 15).
+  template <class T>
+  __device__ static T shfl_up(T v, unsigned offset, int width) {
+    return __shfl_up_sync(0xffffffffu, v, offset, width);
+  }
 #endif
 };
 

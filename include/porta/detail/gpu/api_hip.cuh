@@ -168,6 +168,10 @@ struct ApiHip {
     // Lanes outside the caller's group of `width` are inactive or unread; no mask is needed.
     return __shfl_down(v, offset, width);
   }
+  template <class T>
+  __device__ static T shfl_up(T v, unsigned offset, int width) {
+    return __shfl_up(v, offset, width);
+  }
 #endif
 };
 

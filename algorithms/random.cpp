@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Random numbers of the front end: validate, allocate, dispatch to the backends' random entry
+// (Philox4x32-10 and the maps of include/porta/detail/philox.hpp on every backend).
+#include <cstdint>
+
+#include "algorithms/common.hpp"
+#include "porta/random.hpp"
+
+namespace porta::random {
+namespace {
+
+template <class T>
+void fill(const char* fn, porta_random_dist dist, Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream) {
+  const Device dev = detail::check_args(fn, {detail::arg("out", out)});
+  const detail::Call c = detail::make_call(fn, dev, stream);
+  if (out.size() == 0) return;
+  c.check(
+      c.t().random(c.dev(), dist, detail::dtype_of<T>(), out.size(), seed, at.stream, at.offset, out.data(), c.stream));
+}
+
+template <class T>
+Array<T> make(const char* fn, porta_random_dist dist, const Shape& shape, std::uint64_t seed, Device device, Counter at,
+              const Stream& stream) {
+  Array<T> out = detail::new_output<T>(fn, shape, device, stream);
+  fill(fn, dist, out, seed, at, stream);
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+Array<T> uniform(const Shape& shape, std::uint64_t seed, Device device, Counter at, const Stream& stream) {
+  return make<T>("porta::random::uniform", PORTA_RANDOM_UNIFORM, shape, seed, device, at, stream);
+}
+template <class T>
+Array<T> normal(const Shape& shape, std::uint64_t seed, Device device, Counter at, const Stream& stream) {
+  return make<T>("porta::random::normal", PORTA_RANDOM_NORMAL, shape, seed, device, at, stream);
+}
+template <class T>
+void uniform(Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream) {
+  fill("porta::random::uniform", PORTA_RANDOM_UNIFORM, out, seed, at, stream);
+}
+template <class T>
+void normal(Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream) {
+  fill("porta::random::normal", PORTA_RANDOM_NORMAL, out, seed, at, stream);
+}
+
+#define PORTA_INSTANTIATE_RANDOM(T)                                                          \
+  template Array<T> uniform<T>(const Shape&, std::uint64_t, Device, Counter, const Stream&); \
+  template Array<T> normal<T>(const Shape&, std::uint64_t, Device, Counter, const Stream&);  \
+  template void uniform<T>(Array<T>&, std::uint64_t, Counter, const Stream&);                \
+  template void normal<T>(Array<T>&, std::uint64_t, Counter, const Stream&);
+PORTA_INSTANTIATE_RANDOM(float)
+PORTA_INSTANTIATE_RANDOM(double)
+#undef PORTA_INSTANTIATE_RANDOM
+
+}  // namespace porta::random
