@@ -528,6 +528,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "kernels_cuda.cuh"
 // Sorting beside CUB (group "sort").
 #include "cuda_sort.cuh"
+// Scans and random numbers beside CUB, Thrust and cuRAND (groups "scan", "random").
+#include "cuda_scan_random.cuh"
 
 namespace porta_bench_cuda {
 
@@ -640,6 +642,7 @@ void register_all() {
   }
   register_kernels();
   register_sort();
+  register_scan_random();
 }
 
 void add_context() {

@@ -56,6 +56,9 @@ OP_TITLES = {
     "nbody_energy": "n-body potential energy: transform_reduce of a per-body sum (12 FLOP per pair)",
     "reduce_expr": "transform_reduce of sqrt(x^2 + y^2)",
     "cg": "one CG iteration, dense n x n (matvec, 2 dots, 2 axpys, p = r + beta p)",
+    "cumsum": "inclusive sum scan (porta::cumsum; bytes: read + write)",
+    "random_uniform": "uniform random numbers in [0, 1) (porta::random::uniform; bytes written)",
+    "random_normal": "standard normal random numbers (porta::random::normal; bytes written)",
 }
 TIME_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -281,6 +284,7 @@ def target_rows(run):
     if run.binary == "cuda":
         at_largest(MAP_OPS, "thrust", 0.97, "map ≥ 0.97× Thrust")
         at_largest(REDUCE_OPS, "cub", 0.95, "reduce ≥ 0.95× CUB (value returned to the host)")
+        at_largest(["cumsum"], "cub", 0.9, "scan ≥ 0.9× CUB DeviceScan")
         at_largest(["sort"], "cub", 0.9, "sort ≥ 0.9× CUB DeviceRadixSort")
         matmul_at(["matmul", "matmul_ts"], "porta", "cublas", 0.98, "matmul ≥ 0.98× cuBLAS", 4096)
         matmul_at(["matmul_tf32"], "porta", "cublas-tf32", 0.98, "matmul TF32 ≥ 0.98× cuBLAS TF32", 4096)
