@@ -214,7 +214,8 @@ def _numpy(self, stream=None):
     """A NumPy array: on the CPU a view of the same memory (as torch's .numpy()), else a host copy."""
     import numpy as np
 
-    if self.device.type == "cpu":
+    # cpu:strict's memory is not host memory (docs/strict.md): copied, as a GPU's.
+    if self.device.type == "cpu" and str(self.device) != "cpu:strict":
         return np.asarray(self)  # the buffer protocol: no copy, keeps self alive
     out = np.empty(self.shape, dtype=self.dtype)
     self._copy_to_host(out, stream)
