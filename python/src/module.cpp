@@ -1000,6 +1000,9 @@ py::dict info() {
     }
   }
   r["devices"] = devs;
+  // The strict CPU device is never one of devices(); it is listed on its own, as porta-info does.
+  const porta::Device strict = porta::Device::cpu_strict();
+  r["strict_device"] = porta::is_available(strict) ? py::object(py::str(strict.to_string())) : py::object(py::none());
   const char* env = std::getenv("PORTA_DEVICE");
   r["porta_device"] = env != nullptr && *env != '\0' ? py::object(py::str(env)) : py::object(py::none());
   try {

@@ -88,6 +88,15 @@ struct ApiCuda {
     std::uint64_t keep = UINT64_MAX;
     return cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
   }
+  // Lets device `peer` read and write the memory of `pool` (stream-ordered pools ignore
+  // cudaDeviceEnablePeerAccess: without this, copies between pools are staged through the host).
+  static Error pool_grant_access(MemPool pool, int peer) {
+    cudaMemAccessDesc desc{};
+    desc.location.type = cudaMemLocationTypeDevice;
+    desc.location.id = peer;
+    desc.flags = cudaMemAccessFlagsProtReadWrite;
+    return cudaMemPoolSetAccess(pool, &desc, 1);
+  }
   static Error pool_trim(MemPool pool) { return cudaMemPoolTrimTo(pool, 0); }
   static Error pool_reserved(MemPool pool, std::uint64_t* bytes) {
     return cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, bytes);

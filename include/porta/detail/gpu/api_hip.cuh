@@ -109,6 +109,15 @@ struct ApiHip {
     std::uint64_t keep = UINT64_MAX;
     return hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &keep);
   }
+  // Lets device `peer` read and write the memory of `pool` (stream-ordered pools ignore
+  // hipDeviceEnablePeerAccess: without this, copies between pools are staged through the host).
+  static Error pool_grant_access(MemPool pool, int peer) {
+    hipMemAccessDesc desc{};
+    desc.location.type = hipMemLocationTypeDevice;
+    desc.location.id = peer;
+    desc.flags = hipMemAccessFlagsProtReadWrite;
+    return hipMemPoolSetAccess(pool, &desc, 1);
+  }
   static Error pool_trim(MemPool pool) { return hipMemPoolTrimTo(pool, 0); }
   static Error pool_reserved(MemPool pool, std::uint64_t* bytes) {
     return hipMemPoolGetAttribute(pool, hipMemPoolAttrReservedMemCurrent, bytes);
