@@ -31,8 +31,9 @@ def test_devices_and_default():
 
 def test_info_is_porta_info_json():
     i = porta.info()
-    assert set(i) == {"version", "build_info", "backends", "devices", "porta_device", "default_device",
-                      "default_device_error"}
+    assert set(i) == {"version", "build_info", "backends", "devices", "strict_device", "porta_device",
+                      "default_device", "default_device_error"}
+    assert i["strict_device"] in (None, "cpu:strict")
     assert i["version"] == porta.__version__
     cpu = [b for b in i["backends"] if b["name"] == "cpu"][0]
     assert cpu["available"] and cpu["loaded"] and cpu["device_count"] == 1
