@@ -166,20 +166,9 @@ const Stream& stream_arg(const Stream* s) {
 
 // ---- shapes and host buffers ---------------------------------------------------------------------
 Shape make_shape(const std::vector<std::int64_t>& d, const std::string& fn) {
-  switch (d.size()) {
-    case 0:
-      return Shape{};
-    case 1:
-      return Shape{d[0]};
-    case 2:
-      return Shape{d[0], d[1]};
-    case 3:
-      return Shape{d[0], d[1], d[2]};
-    case 4:
-      return Shape{d[0], d[1], d[2], d[3]};
-    default:
-      invalid(fn, "rank " + std::to_string(d.size()) + " is above porta's 4");
-  }
+  if (d.size() > static_cast<std::size_t>(Shape::kMaxRank))
+    invalid(fn, "rank " + std::to_string(d.size()) + " is above porta's 4");
+  return porta::detail::make_shape(d.data(), static_cast<int>(d.size()));
 }
 
 // An int or a sequence of ints.
