@@ -5,10 +5,10 @@
 #include <new>
 #include <string>
 
-#include "runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
+#include "runtime/registry.hpp"
 
 namespace porta::detail {
 

@@ -79,8 +79,9 @@ int64_t count_correct(const porta::Array<T>& scores, const porta::Array<std::int
   const porta::Array<std::int64_t> predicted = porta::argmax(scores, 1);
   porta::View<const std::int64_t> p = predicted.view();
   porta::View<const std::int32_t> l = labels.view();
-  return porta::transform_reduce(scores.device(), predicted.size(), int64_t(0), porta::plus{},
-                                 PORTA_LAMBDA(int64_t i)->int64_t { return p[i] == l[i] ? 1 : 0; });
+  return porta::transform_reduce(
+      scores.device(), predicted.size(), int64_t(0), porta::plus{},
+      PORTA_LAMBDA(int64_t i)->int64_t { return p[i] == l[i] ? 1 : 0; });
 }
 
 template <class T>

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel_devices.hpp"
 #include "porta/kernels.hpp"
 #include "porta/random.hpp"
-#include "kernel_devices.hpp"
 #include "support/support.hpp"
 
 #if defined(__CUDACC__) && !defined(__HIP__)

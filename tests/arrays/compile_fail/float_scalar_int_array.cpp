@@ -4,4 +4,6 @@
 
 #include "porta/porta.hpp"
 
-porta::Array<std::int32_t> scale(const porta::Array<std::int32_t>& x) { return x * 2.5; }
+porta::Array<std::int32_t> scale(const porta::Array<std::int32_t>& x) {
+  return x * 2.5;
+}
