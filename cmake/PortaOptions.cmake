@@ -18,6 +18,8 @@ foreach(_line IN LISTS _porta_type_lines)
   set(PORTA_DEVICE_TYPE_OPTION_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
   list(APPEND _porta_options ${CMAKE_MATCH_2})
 endforeach()
+# PORTA_ENABLE_MPI: the MPI plugin of porta::distributed (cmake/PortaMpi.cmake), same three values.
+list(APPEND _porta_options MPI)
 foreach(_b IN LISTS _porta_options)
   set(PORTA_ENABLE_${_b} AUTO CACHE STRING "Build the ${_b} backend: AUTO, ON or OFF")
   set_property(CACHE PORTA_ENABLE_${_b} PROPERTY STRINGS ${_porta_tristate})

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -147,22 +148,9 @@ std::string last_dlerror() {
   return e ? e : "unknown dynamic loader error";
 }
 
-// Tries one plugin file. On success fills the slot and returns true; otherwise `why` says what
-// went wrong. Handles are never dlclose'd: vendor runtimes register atexit handlers and TLS
-// destructors that would run after their code was unmapped.
-bool try_plugin(const std::string& path, BackendSlot& slot, std::string& why) {
-  dlerror();
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    why = path + ": " + last_dlerror();
-    return false;
-  }
-  dlerror();
-  void* sym = dlsym(handle, PORTA_BACKEND_ENTRY_SYMBOL);
-  if (sym == nullptr) {
-    why = path + ": no " PORTA_BACKEND_ENTRY_SYMBOL " symbol (" + last_dlerror() + ")";
-    return false;
-  }
+// Checks the table behind one plugin's entry symbol. On success fills the slot and returns true;
+// otherwise `why` says what went wrong.
+bool accept_backend(void* sym, const std::string& path, BackendSlot& slot, std::string& why) {
   porta_backend_entry_v1_fn entry = nullptr;
   static_assert(sizeof(entry) == sizeof(sym), "function and object pointers differ in size");
   std::memcpy(&entry, &sym, sizeof(entry));
@@ -210,34 +198,23 @@ void count_devices(BackendSlot& slot) {
 
 void load_gpu(BackendSlot& slot) {
   const std::string file = std::string("libporta_") + to_string(slot.type) + ".so";
-  const std::vector<std::string> dirs = plugin_dirs();
-  std::string failures;
-  for (const auto& dir : dirs) {
-    const std::string path = dir + "/" + file;
-    if (access(path.c_str(), F_OK) != 0) continue;
-    std::string why;
-    if (try_plugin(path, slot, why)) {
-      count_devices(slot);
-      // A plugin earlier on the path that failed is often the one the user meant to load.
-      if (slot.device_count == 0 && !failures.empty()) slot.reason += " (also tried: " + failures + ")";
-      return;
-    }
-    // Keep looking (a later directory may hold a good copy) but remember every failure: the
-    // first one is usually the one the user needs to see.
-    if (!failures.empty()) failures += "; ";
-    failures += why;
-    if (slot.library.empty()) slot.library = path;
+  const PluginSearch found = find_plugin(
+      file, PORTA_BACKEND_ENTRY_SYMBOL,
+      [&slot](void* sym, const std::string& path, std::string& why) { return accept_backend(sym, path, slot, why); });
+  if (!found.path.empty()) {
+    count_devices(slot);
+    // A plugin earlier on the path that failed is often the one the user meant to load.
+    if (slot.device_count == 0 && !found.failures.empty()) slot.reason += " (also tried: " + found.failures + ")";
+    return;
   }
-  if (!failures.empty()) {
-    slot.reason = failures;
+  slot.library = found.first_failed;
+  if (!found.failures.empty()) {
+    slot.reason = found.failures;
   } else if (!slot.built) {
     slot.reason = std::string("porta was built without ") + display_name(slot.type) +
                   " support (configure with -DPORTA_ENABLE_" + facts(slot.type)->option + "=ON)";
   } else {
-    std::string searched;
-    for (const auto& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
-    slot.reason = file + " was not found (searched " + (searched.empty() ? std::string("nothing") : searched) +
-                  "; set PORTA_BACKEND_PATH to the directory that holds it)";
+    slot.reason = found.not_found;
   }
 }
 
@@ -265,6 +242,43 @@ Registry& registry() {
 }
 
 }  // namespace
+
+PluginSearch find_plugin(const std::string& file, const char* symbol,
+                         const std::function<bool(void* sym, const std::string& path, std::string& why)>& accept) {
+  PluginSearch found;
+  const std::vector<std::string> dirs = plugin_dirs();
+  for (const auto& dir : dirs) {
+    const std::string path = dir + "/" + file;
+    if (access(path.c_str(), F_OK) != 0) continue;
+    std::string why;
+    // Handles are never dlclose'd: vendor runtimes register atexit handlers and TLS destructors
+    // that would run after their code was unmapped.
+    dlerror();
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* sym = nullptr;
+    if (handle == nullptr) {
+      why = path + ": " + last_dlerror();
+    } else {
+      dlerror();
+      sym = dlsym(handle, symbol);
+      if (sym == nullptr) why = path + ": no " + symbol + " symbol (" + last_dlerror() + ")";
+    }
+    if (sym != nullptr && accept(sym, path, why)) {
+      found.path = path;
+      return found;
+    }
+    // Keep looking (a later directory may hold a good copy) but remember every failure: the
+    // first one is usually the one the user needs to see.
+    if (!found.failures.empty()) found.failures += "; ";
+    found.failures += why;
+    if (found.first_failed.empty()) found.first_failed = path;
+  }
+  std::string searched;
+  for (const auto& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
+  found.not_found = file + " was not found (searched " + (searched.empty() ? std::string("nothing") : searched) +
+                    "; set PORTA_BACKEND_PATH to the directory that holds it)";
+  return found;
+}
 
 const char* display_name(DeviceType type) noexcept {
   const DeviceTypeFacts* f = facts(type);

@@ -3,6 +3,7 @@
 // filled lazily and once per process. Internal to libporta (runtime and front end).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,19 @@ struct BackendSlot {
 // The slot of `type`, loading it on first use (std::call_once per backend: asking for the CPU
 // does not dlopen the GPU plugins). Throws InvalidArgument for a DeviceType outside the enum.
 const BackendSlot& backend_slot(DeviceType type);
+
+// The plugin search shared by the GPU backends and libporta_mpi.so: `file` in each of
+// PORTA_BACKEND_PATH (colon-separated), libporta's folder and the install libdir, in that order,
+// dlopen'ed and its `symbol` handed to `accept`, which checks the table behind it (or says why
+// not) and keeps it. The first accepted copy wins; failures are remembered, never fatal.
+struct PluginSearch {
+  std::string path;          // the accepted plugin; empty when none was
+  std::string failures;      // "<path>: <why>; ..." for each copy that was found but failed
+  std::string first_failed;  // the first of those paths
+  std::string not_found;     // "<file> was not found (searched ...; set PORTA_BACKEND_PATH ...)"
+};
+PluginSearch find_plugin(const std::string& file, const char* symbol,
+                         const std::function<bool(void* sym, const std::string& path, std::string& why)>& accept);
 
 // The table of a usable device; Unavailable (naming fn when not null) otherwise.
 const porta_backend_v1& backend_for(Device device, const char* fn);

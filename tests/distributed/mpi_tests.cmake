@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0
+# Tests under mpirun (issue 13). Included by tests/CMakeLists.txt.
+#
+#   porta_add_mpi_test(<name> <target> RANKS 1 2 3 4 [ARGS a...] [ENVIRONMENT V=x...] [LABELS l...]
+#                      [TIMEOUT s])
+#
+# adds one ctest per rank count, "<name>:np<k>", running `mpiexec -np <k> <target> <args>`, labelled
+# distributed;mpi (plus LABELS), with a TIMEOUT (120 s by default) so that a collective one rank
+# never reaches fails the test instead of hanging CI. PORTA_DEVICE and PORTA_TEST_DEVICES reach the
+# ranks through mpiexec's environment. Nothing is added where the MPI plugin was not built or
+# mpiexec was not found (PORTA_MPI_BUILT, MPIEXEC_EXECUTABLE: cmake/PortaMpi.cmake).
+include_guard(GLOBAL)
+
+set(PORTA_MPI_TESTS OFF)
+set(_porta_mpiexec_flags "")
+set(_porta_mpiexec_env "")
+if(PORTA_MPI_BUILT AND MPIEXEC_EXECUTABLE)
+  set(PORTA_MPI_TESTS ON)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _porta_mpiexec_version
+                  ERROR_VARIABLE _porta_mpiexec_version RESULT_VARIABLE _porta_mpiexec_rc)
+  if(_porta_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    # Open MPI refuses root without --allow-run-as-root (CI containers run as root) and more ranks
+    # than cores without --oversubscribe (CI runners have two). In containers its shared-memory
+    # transport's single-copy mode (CMA) is often not permitted: plain copies instead.
+    set(_porta_mpiexec_flags --allow-run-as-root --oversubscribe)
+    set(_porta_mpiexec_env "OMPI_MCA_btl_vader_single_copy_mechanism=none" "OMPI_MCA_rmaps_base_oversubscribe=1")
+  endif()
+else()
+  message(STATUS "porta tests: MPI tests not added (MPI plugin built: ${PORTA_MPI_BUILT}, mpiexec: "
+                 "${MPIEXEC_EXECUTABLE})")
+endif()
+
+function(porta_add_mpi_test name target)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;ARGS;ENVIRONMENT;LABELS" ${ARGN})
+  if(NOT PORTA_MPI_TESTS)
+    return()
+  endif()
+  if(NOT ARG_RANKS)
+    set(ARG_RANKS 1 2 3 4)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  foreach(_k IN LISTS ARG_RANKS)
+    set(_test "${name}:np${_k}")
+    add_test(NAME ${_test}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${_porta_mpiexec_flags} ${MPIEXEC_NUMPROC_FLAG} ${_k}
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
+    set_tests_properties(${_test} PROPERTIES
+      LABELS "distributed;mpi;${ARG_LABELS}"
+      TIMEOUT ${ARG_TIMEOUT}
+      # ctest passes its own environment (PORTA_DEVICE, PORTA_TEST_DEVICES, PORTA_TEST_SEED) on to
+      # mpiexec, which hands it to every rank it starts on this node.
+      ENVIRONMENT "${_porta_mpiexec_env};${ARG_ENVIRONMENT}")
+  endforeach()
+endfunction()
+
+# ---- the MPI engine on its own (distributed/mpi_engine.cpp over libporta_mpi.so) -----------------
+if(PORTA_MPI_TESTS)
+  add_executable(porta_mpi_engine_tests ${CMAKE_CURRENT_LIST_DIR}/test_mpi_engine.cpp)
+  target_link_libraries(porta_mpi_engine_tests PRIVATE porta_test_support)
+  # The engine interface is internal to libporta (distributed/engine.hpp), whose symbols it exports.
+  target_include_directories(porta_mpi_engine_tests PRIVATE ${PROJECT_SOURCE_DIR})
+  add_dependencies(porta_mpi_engine_tests porta_mpi)
+  porta_add_mpi_test(porta_mpi_engine porta_mpi_engine_tests RANKS 1 2 3 4)
+  # MPI's int counts: the plugin splits larger transfers into pieces. A limit of 7 elements makes
+  # every path that splits (and the broadcast fallback of allgather(v)) run on small buffers.
+  porta_add_mpi_test(porta_mpi_engine_pieces porta_mpi_engine_tests RANKS 1 3 ENVIRONMENT PORTA_MPI_MAX_COUNT=7)
+endif()
