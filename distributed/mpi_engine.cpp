@@ -78,6 +78,7 @@ struct Init {
   bool ok = false;
   std::string version;  // first line of MPI_Get_library_version
   int thread_level = -1;
+  bool answered = false;  // init returned PORTA_OK (initialised or not)
   std::string reason;
 };
 
@@ -86,7 +87,8 @@ Init query(const porta_mpi_v1& t, bool initialise) {
   char version[512] = "";
   const porta_status st = t.init(initialise ? 1 : 0, version, sizeof version, &r.thread_level);
   r.version = version;
-  r.ok = st == PORTA_OK && r.thread_level >= 0;
+  r.answered = st == PORTA_OK;
+  r.ok = r.answered && r.thread_level >= 0;
   if (st != PORTA_OK) {
     r.reason = t.last_error();
   } else if (!r.ok) {
@@ -270,12 +272,12 @@ MpiStatus mpi_status(bool initialise) {
     s.build_info = t.build_info != nullptr ? t.build_info : "";
     s.cuda_aware = t.device_aware(static_cast<int>(DeviceType::cuda)) != 0;
     s.hip_aware = t.device_aware(static_cast<int>(DeviceType::hip)) != 0;
-    // porta-info only asks; the first real use initialises (once) and is remembered.
+    // porta-info only asks: available then means loaded and answering (MPI is initialised on
+    // first use, once, and that outcome is remembered).
     const Init i = initialise ? initialised(t) : query(t, false);
     s.version = i.version;
-    s.available = i.ok;
-    if (!i.ok)
-      s.reason = initialise ? i.reason : "MPI is loaded but not initialised (porta initialises it on first use)";
+    s.available = initialise ? i.ok : i.answered;
+    if (!s.available) s.reason = i.reason;
   } catch (const std::exception& e) {
     s.reason = e.what();
   }

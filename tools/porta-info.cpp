@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/engine.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/porta.hpp"
 
@@ -34,7 +35,8 @@ std::string usage() {
   return "usage: porta-info [--json] [--help]\n"
          "\n"
          "Prints porta's version and build, each backend (built? loaded? plugin path, device count, why\n"
-         "unavailable), every device with its properties, and the default device.\n"
+         "unavailable), every device with its properties, the default device, and the engines of\n"
+         "porta::distributed (MPI: built? loaded? version, GPU-aware?; MPI is not initialised).\n"
          "\n"
          "  --json   print the report as one JSON object\n"
          "  --help   print this text\n"
@@ -118,6 +120,30 @@ struct DeviceReport {
   std::string error;  // device_info failed
 };
 
+// One engine of porta::distributed (MPI; NCCL/RCCL beside it): built, loaded, what it is, why not.
+struct Transport {
+  std::string name;  // the JSON key: "mpi"
+  bool built = false, available = false;
+  std::string library, version, build_info, reason;
+  bool cuda_aware = false, hip_aware = false;
+};
+
+// mpi_status(false): loads libporta_mpi.so but does not initialise MPI (porta-info is no MPI job).
+Transport mpi_transport() {
+  const porta::detail::dist::MpiStatus m = porta::detail::dist::mpi_status(false);
+  Transport t;
+  t.name = "mpi";
+  t.built = m.built;
+  t.available = m.available;
+  t.library = m.library;
+  t.version = m.version;
+  t.build_info = m.build_info;
+  t.reason = m.reason;
+  t.cuda_aware = m.cuda_aware;
+  t.hip_aware = m.hip_aware;
+  return t;
+}
+
 struct Report {
   std::string version;
   std::string build;
@@ -126,6 +152,7 @@ struct Report {
   std::optional<std::string> porta_device_env;
   std::optional<porta::Device> default_device;
   std::string default_error;  // why default_device() failed
+  std::vector<Transport> transports;
 };
 
 Report collect() {
@@ -145,6 +172,7 @@ Report collect() {
     r.devices.push_back(std::move(dr));
   }
   if (const char* env = std::getenv("PORTA_DEVICE"); env != nullptr && *env != '\0') r.porta_device_env = env;
+  r.transports.push_back(mpi_transport());
   try {
     r.default_device = porta::default_device();
   } catch (const std::exception& e) {
@@ -191,6 +219,17 @@ void print_text(const Report& r) {
   if (porta::is_available(porta::Device::cpu_strict()))
     o << "  cpu:strict: the CPU as a separate address space with deferred streams, for CI; never chosen by itself "
          "(PORTA_DEVICE=cpu:strict; docs/strict.md)\n";
+  o << "\nDistributed\n";
+  for (const Transport& t : r.transports) {
+    o << "  " << t.name << ": " << (t.available ? "available" : "unavailable") << "\n";
+    o << "    built:     " << (t.built ? "yes" : "no") << "\n";
+    if (!t.library.empty()) o << "    library:   " << t.library << "\n";
+    if (!t.version.empty()) o << "    version:   " << t.version << "\n";
+    if (!t.build_info.empty()) o << "    built for: " << t.build_info << "\n";
+    if (t.available)
+      o << "    GPU-aware: CUDA " << (t.cuda_aware ? "yes" : "no") << ", HIP " << (t.hip_aware ? "yes" : "no") << "\n";
+    if (!t.reason.empty()) o << "    reason:    " << t.reason << "\n";
+  }
   o << "\nDefault device: ";
   if (r.default_device) {
     o << r.default_device->to_string();
@@ -234,6 +273,11 @@ void print_json(const Report& r) {
   o << "\n  ],\n";
   o << "  \"strict_device\": "
     << (porta::is_available(porta::Device::cpu_strict()) ? json_string("cpu:strict") : std::string("null")) << ",\n";
+  for (const Transport& t : r.transports)
+    o << "  " << json_string(t.name) << ": {\"built\": " << b(t.built) << ", \"available\": " << b(t.available)
+      << ", \"library\": " << json_string(t.library) << ", \"version\": " << json_string(t.version)
+      << ", \"build_info\": " << json_string(t.build_info) << ", \"cuda_aware\": " << b(t.cuda_aware)
+      << ", \"hip_aware\": " << b(t.hip_aware) << ", \"reason\": " << json_string(t.reason) << "},\n";
   o << "  \"porta_device\": " << (r.porta_device_env ? json_string(*r.porta_device_env) : std::string("null")) << ",\n";
   o << "  \"default_device\": " << (r.default_device ? json_string(r.default_device->to_string()) : std::string("null"))
     << ",\n";

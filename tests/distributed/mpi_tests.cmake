@@ -67,3 +67,19 @@ if(PORTA_MPI_TESTS)
   # every path that splits (and the broadcast fallback of allgather(v)) run on small buffers.
   porta_add_mpi_test(porta_mpi_engine_pieces porta_mpi_engine_tests RANKS 1 3 ENVIRONMENT PORTA_MPI_MAX_COUNT=7)
 endif()
+
+# porta-info's Distributed section: the plugin loads (without initialising MPI) and says what it is.
+if(PORTA_MPI_TESTS AND TARGET porta-info)
+  add_test(NAME porta_mpi:porta-info COMMAND porta-info)
+  set_tests_properties(porta_mpi:porta-info PROPERTIES
+    ENVIRONMENT "PORTA_DEVICE=" PASS_REGULAR_EXPRESSION "Distributed\n  mpi: available\n    built:     yes"
+    LABELS "distributed;mpi" TIMEOUT 60)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME porta_mpi:porta-info-json
+             COMMAND sh -c "\"$1\" --json | \"$2\" -c 'import json, sys; m = json.load(sys.stdin)[\"mpi\"]; assert m[\"built\"] and m[\"available\"] and m[\"version\"] and m[\"library\"].endswith(\"libporta_mpi.so\"), m'"
+                     sh $<TARGET_FILE:porta-info> ${Python3_EXECUTABLE})
+    set_tests_properties(porta_mpi:porta-info-json PROPERTIES ENVIRONMENT "PORTA_DEVICE=" LABELS "distributed;mpi"
+                                                              TIMEOUT 60)
+  endif()
+endif()
