@@ -185,6 +185,13 @@ porta_status check_common(const char* entry, porta_mpi_comm c, porta_dtype dt, A
   return check_dtype(entry, dt, &a->type, &a->bytes);
 }
 
+// ... and a reduction op.
+porta_status check_reduction(const char* entry, porta_mpi_comm c, porta_dtype dt, porta_reduce_op op, Args* a,
+                             MPI_Op* mop) {
+  PORTA_MPI_TRY(check_common(entry, c, dt, a));
+  return check_op(entry, op, mop);
+}
+
 char* at(void* p, std::int64_t elements, std::size_t bytes) {
   return static_cast<char*>(p) + elements * static_cast<std::int64_t>(bytes);
 }
@@ -351,8 +358,7 @@ porta_status mpi_allreduce(porta_mpi_comm c, const void* send, void* recv, std::
   const char* e = "allreduce";
   Args a;
   MPI_Op mop;
-  PORTA_MPI_TRY(check_common(e, c, dt, &a));
-  PORTA_MPI_TRY(check_op(e, op, &mop));
+  PORTA_MPI_TRY(check_reduction(e, c, dt, op, &a, &mop));
   PORTA_MPI_TRY(check_count(e, n, send, recv));
   const bool in_place = send == recv;
   for (std::int64_t off = 0; off < n; off += max_count()) {
@@ -380,8 +386,7 @@ porta_status mpi_reduce(porta_mpi_comm c, const void* send, void* recv, std::int
   const char* e = "reduce";
   Args a;
   MPI_Op mop;
-  PORTA_MPI_TRY(check_common(e, c, dt, &a));
-  PORTA_MPI_TRY(check_op(e, op, &mop));
+  PORTA_MPI_TRY(check_reduction(e, c, dt, op, &a, &mop));
   PORTA_MPI_TRY(check_rank(e, "root", c, root));
   PORTA_MPI_TRY(check_count(e, n, send, c->rank == root ? recv : send));
   return reduce_pieces(e, c, send, recv, n, a, mop, root);
@@ -475,8 +480,7 @@ porta_status mpi_reduce_scatter(porta_mpi_comm c, const void* send, void* recv, 
   const char* e = "reduce_scatter";
   Args a;
   MPI_Op mop;
-  PORTA_MPI_TRY(check_common(e, c, dt, &a));
-  PORTA_MPI_TRY(check_op(e, op, &mop));
+  PORTA_MPI_TRY(check_reduction(e, c, dt, op, &a, &mop));
   PORTA_MPI_TRY(check_count(e, n, send, recv));
   const bool in_place = send == recv;
   if (n <= max_count()) {
