@@ -88,3 +88,26 @@ if(PORTA_MPI_TESTS AND TARGET porta-info)
                                                               TIMEOUT 60)
   endif()
 endif()
+
+# Built with MPI, run where the MPI library is missing: a fake libporta_mpi.so whose dependency
+# (tests/loader/fake_dep.cpp, in a folder of its own) cannot be found, alone beside a copy of libporta (LD_LIBRARY_PATH comes before porta-info's
+# RUNPATH, so libporta's folder, the first place searched after PORTA_BACKEND_PATH, is that copy's).
+if(PORTA_MPI_BUILT AND TARGET porta-info)
+  add_library(porta_fake_mpi_dep SHARED ${CMAKE_CURRENT_LIST_DIR}/../loader/fake_dep.cpp)
+  set_target_properties(porta_fake_mpi_dep PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fake_mpi_dep)
+  add_library(porta_fake_mpi MODULE ${CMAKE_CURRENT_LIST_DIR}/fake_mpi_plugin.cpp)
+  target_include_directories(porta_fake_mpi PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(porta_fake_mpi PRIVATE porta_fake_mpi_dep)
+  set_target_properties(porta_fake_mpi PROPERTIES SKIP_BUILD_RPATH ON
+                                                  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fake_mpi)
+  target_link_options(porta_fake_mpi PRIVATE "LINKER:--no-as-needed")
+  add_dependencies(porta-info porta_fake_mpi)
+  set(_d ${CMAKE_CURRENT_BINARY_DIR}/fake_mpi_run)
+  add_test(NAME porta_mpi:porta-info-libmpi-missing
+           COMMAND sh -c "rm -rf \"$4\" && mkdir -p \"$4\" && cp \"$1\" \"$4/\" && cp \"$2\" \"$4/libporta_mpi.so\" && LD_LIBRARY_PATH=\"$4\" \"$3\""
+                   sh $<TARGET_SONAME_FILE:porta> $<TARGET_FILE:porta_fake_mpi> $<TARGET_FILE:porta-info> ${_d})
+  set_tests_properties(porta_mpi:porta-info-libmpi-missing PROPERTIES
+    ENVIRONMENT "PORTA_DEVICE=;PORTA_BACKEND_PATH="
+    PASS_REGULAR_EXPRESSION "mpi: unavailable\n    built:     yes\n    library:   [^\n]*fake_mpi_run/libporta_mpi.so\n    reason:    [^\n]*fake_mpi_run/libporta_mpi.so: libporta_fake_mpi_dep.so: cannot open shared object file"
+    LABELS "distributed;mpi" TIMEOUT 60)
+endif()
