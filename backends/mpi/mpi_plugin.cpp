@@ -16,6 +16,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/common/backend_error.hpp"
@@ -317,6 +318,17 @@ porta_status mpi_comm_world(porta_mpi_comm* out) {
   return make_comm("comm_world", MPI_COMM_WORLD, out);
 }
 
+// Open MPI's MPI_Comm_f2c returns a null pointer (not MPI_COMM_NULL) for an index that names no
+// communicator, and MPI_Comm_dup of it would end the process; MPICH's MPI_Comm is an int.
+template <class C>
+bool is_null_pointer(C c) {
+  if constexpr (std::is_pointer_v<C>) {
+    return c == nullptr;
+  } else {
+    return false;
+  }
+}
+
 porta_status mpi_comm_from_fortran(std::int64_t handle, porta_mpi_comm* out) {
   if (out != nullptr) *out = nullptr;
   if (handle < INT_MIN || handle > INT_MAX)
@@ -326,9 +338,9 @@ porta_status mpi_comm_from_fortran(std::int64_t handle, porta_mpi_comm* out) {
   MPI_Initialized(&init);
   if (!init) return set_error(PORTA_ERR_UNAVAILABLE, "comm_from_fortran: MPI is not initialised");
   const MPI_Comm user = MPI_Comm_f2c(static_cast<MPI_Fint>(handle));
-  if (user == MPI_COMM_NULL)
-    return set_error(PORTA_ERR_INVALID, "comm_from_fortran: handle %lld is MPI_COMM_NULL",
-                     static_cast<long long>(handle));
+  if (user == MPI_COMM_NULL || is_null_pointer(user))
+    return set_error(PORTA_ERR_INVALID, "comm_from_fortran: %lld is not a communicator (MPI_Comm_f2c gave %s)",
+                     static_cast<long long>(handle), user == MPI_COMM_NULL ? "MPI_COMM_NULL" : "no handle");
   return make_comm("comm_from_fortran", user, out);
 }
 

@@ -336,6 +336,29 @@ TEMPLATE_TEST_CASE("mpi engine: isend/irecv around a ring, matched by tag", "[mp
   e.barrier();
 }
 
+TEST_CASE("mpi engine: a communicator from the application's Fortran handle", "[mpi]") {
+  // Open MPI's Fortran handles are indices: 0 is MPI_COMM_WORLD, 1 MPI_COMM_SELF, 2 MPI_COMM_NULL.
+  // (MPICH's are other numbers; this test knows Open MPI's.)
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr) {
+    PORTA_SKIP("not under Open MPI's mpirun");
+  }
+  dist::HostEngine& w = engine();
+  const std::shared_ptr<dist::HostEngine> world = dist::mpi_from_fortran(0, "test");
+  CHECK(world->rank() == w.rank());
+  CHECK(world->size() == w.size());
+  std::int64_t one = 1, total = 0;
+  world->allreduce(&one, &total, 1, PORTA_I64, PORTA_REDUCE_SUM);
+  CHECK(total == w.size());
+  const std::shared_ptr<dist::HostEngine> self = dist::mpi_from_fortran(1, "test");
+  CHECK(self->rank() == 0);
+  CHECK(self->size() == 1);
+  for (std::int64_t bad : {std::int64_t(2), std::int64_t(123456), std::int64_t(1) << 40}) {
+    INFO("handle " << bad);
+    CHECK_THROWS_AS(dist::mpi_from_fortran(bad, "test"), porta::InvalidArgument);
+  }
+  w.barrier();
+}
+
 TEST_CASE("mpi engine: bad arguments are typed errors naming the call", "[mpi]") {
   dist::HostEngine& e = engine();
   const int size = e.size();
