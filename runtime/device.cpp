@@ -269,6 +269,21 @@ std::vector<BackendStatus> backend_status() {
     s.library = slot.library;
     s.build_info = slot.build_info;
     s.reason = slot.reason;
+    if (t != DeviceType::cpu && slot.loaded) {
+      char info[512] = "";
+      const porta_status st = slot.table.coll_available(info, sizeof info);
+      s.collectives = st == PORTA_OK;
+      if (st == PORTA_OK) {
+        s.collectives_info = info;
+      } else if (st == PORTA_ERR_UNSUPPORTED && detail::take_missing_entry() != nullptr) {
+        s.collectives_info = "the plugin predates the collectives entries";
+      } else {
+        // "coll_available: NCCL is not available: dlopen(libnccl.so.2) failed: ..." -> after the entry name
+        const std::string why = slot.table.last_error();
+        const std::string prefix = "coll_available: ";
+        s.collectives_info = why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why;
+      }
+    }
     out.push_back(std::move(s));
   }
   return out;

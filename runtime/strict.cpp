@@ -553,6 +553,15 @@ const porta_backend_v1& strict_backend() {
     t.event_synchronize = &s::event_synchronize;
     t.event_query = &s::event_query;
     t.event_elapsed_ms = &s::event_elapsed_ms;
+    // The collectives are the CPU's own, unwrapped: they touch no memory and only say, at once,
+    // that the CPU has none (the generated wrapper would defer `collective` onto the queue, hiding
+    // its error until a synchronize, and would take coll_group's `begin` for a device index).
+    t.coll_available = s::cpu().coll_available;
+    t.coll_unique_id = s::cpu().coll_unique_id;
+    t.coll_init = s::cpu().coll_init;
+    t.coll_destroy = s::cpu().coll_destroy;
+    t.collective = s::cpu().collective;
+    t.coll_group = s::cpu().coll_group;
     return t;
   }();
   return table;

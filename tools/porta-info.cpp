@@ -197,6 +197,15 @@ void print_text(const Report& r) {
     if (!b.build_info.empty()) o << "    backend:  " << b.build_info << "\n";
     if (!b.reason.empty()) o << "    reason:   " << b.reason << "\n";
   }
+  bool any_gpu = false;
+  for (const porta::BackendStatus& b : r.backends) any_gpu = any_gpu || !b.collectives_info.empty();
+  if (any_gpu) {
+    o << "\nCollectives (between the GPUs of one backend)\n";
+    for (const porta::BackendStatus& b : r.backends)
+      if (!b.collectives_info.empty())
+        o << "  " << porta::to_string(b.type) << ": " << (b.collectives ? "loaded " : "unavailable: ")
+          << b.collectives_info << "\n";
+  }
   o << "\nDevices\n";
   for (const DeviceReport& d : r.devices) {
     const porta::DeviceInfo& i = d.info;
@@ -252,7 +261,9 @@ void print_json(const Report& r) {
     o << (k ? "," : "") << "\n    {\"name\": " << json_string(porta::to_string(s.type)) << ", \"built\": " << b(s.built)
       << ", \"loaded\": " << b(s.loaded) << ", \"available\": " << b(s.loaded && s.device_count > 0)
       << ", \"device_count\": " << s.device_count << ", \"library\": " << json_string(s.library)
-      << ", \"build_info\": " << json_string(s.build_info) << ", \"reason\": " << json_string(s.reason) << "}";
+      << ", \"build_info\": " << json_string(s.build_info) << ", \"reason\": " << json_string(s.reason)
+      << ", \"collectives\": " << b(s.collectives) << ", \"collectives_info\": " << json_string(s.collectives_info)
+      << "}";
   }
   o << "\n  ],\n  \"devices\": [";
   for (std::size_t k = 0; k < r.devices.size(); ++k) {

@@ -41,6 +41,9 @@ struct DeviceBlas {
 
 struct Cuda {
   using Api = gpu::ApiCuda;
+  // The collectives library (backends/gpu/collectives.hpp), dlopen()ed at first use, never linked.
+  static constexpr const char* kCollName = "NCCL";
+  static constexpr const char* kCollLibrary = "libnccl.so.2";
 
   static std::string no_device_reason(cudaError_t e, int) {
     char buf[512];

@@ -37,6 +37,7 @@
 #include "backends/common/index_checks.hpp"
 #include "backends/common/scan_random_checks.hpp"
 #include "backends/common/sort_checks.hpp"
+#include "backends/gpu/collectives.hpp"
 #include "backends/gpu/index_kernels.hpp"
 #include "backends/gpu/kernels.hpp"
 #include "backends/gpu/table_checks.hpp"
@@ -59,8 +60,9 @@ T& per_device(int dev) {
   return slots[dev];
 }
 
+// The collectives entries (coll_*, collective) come from the base, written in collectives.hpp.
 template <class V>
-struct Plugin {
+struct Plugin : Collectives<V, Plugin<V>> {
   using Api = typename V::Api;
   using Error = typename Api::Error;
   using K = Kernels<Api>;

@@ -31,6 +31,9 @@ namespace {
 
 struct Hip {
   using Api = gpu::ApiHip;
+  // The collectives library (backends/gpu/collectives.hpp), dlopen()ed at first use, never linked.
+  static constexpr const char* kCollName = "RCCL";
+  static constexpr const char* kCollLibrary = "librccl.so.1";
 
   // The HIP runtime reports the same hipErrorNoDevice whether the kernel driver is missing, the
   // container lacks /dev/kfd, the user may not open it, or the visibility variables hide every

@@ -168,6 +168,21 @@ typedef enum porta_random_dist {
 /* scan flags */
 #define PORTA_SCAN_EXCLUSIVE 0x1u /* y[0] = 0 (sum) or the identity (max), y[i] = the inclusive y[i-1] */
 
+/* ---- issue 13 part 2: collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
+ * loaded at run time by the plugin) ---- */
+#define PORTA_COLL_ID_BYTES 128 /* the size of the id coll_unique_id makes (ncclUniqueId) */
+typedef struct porta_coll_s* porta_coll; /* a communicator: one rank on one device */
+typedef enum porta_coll_kind {
+  PORTA_COLL_ALLREDUCE = 0,  /* recv[i] = op over ranks of send[i]; n elements; send == recv: in place */
+  PORTA_COLL_REDUCE,         /* the same into recv on rank `peer` only */
+  PORTA_COLL_BROADCAST,      /* recv = send of rank `peer` (in place when send == recv) */
+  PORTA_COLL_ALLGATHER,      /* recv[r * n + i] = send of rank r, element i */
+  PORTA_COLL_REDUCE_SCATTER, /* recv[i] = op over ranks of send[rank * n + i] */
+  PORTA_COLL_SEND,           /* n elements of send to rank peer */
+  PORTA_COLL_RECV,           /* n elements from rank peer into recv */
+  PORTA_COLL_COUNT
+} porta_coll_kind;
+
 typedef struct porta_backend_v1 {
   uint32_t abi_version;   /* PORTA_ABI_VERSION */
   uint32_t struct_size;   /* sizeof(porta_backend_v1) as the plugin was built */
@@ -290,6 +305,28 @@ typedef struct porta_backend_v1 {
    * include/porta/detail/scan_order.hpp; flags: PORTA_SCAN_*. */
   porta_status (*scan)(int dev, porta_reduce_op op, porta_dtype dt, uint32_t flags, int64_t outer, int64_t n,
                        int64_t inner, const void* x, void* y, porta_stream s);
+
+  /* ---- issue 13 part 2: collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
+   * loaded at run time by the plugin) ---- */
+  /* PORTA_OK and "NCCL 2.27.3 (libnccl.so.2)" in info (len bytes, always terminated) when the
+   * backend's collective library loads; else PORTA_ERR_UNAVAILABLE, and last_error says why (the
+   * CPU has none). info may be NULL. */
+  porta_status (*coll_available)(char* info, size_t len);
+  /* Writes PORTA_COLL_ID_BYTES bytes to id: made on one rank, given to all by the caller. */
+  porta_status (*coll_unique_id)(void* id);
+  /* Collective: every one of the nranks ranks calls it with the same id and its own rank (0..nranks)
+   * and device dev; returns when all have joined. One host thread per rank in one process. */
+  porta_status (*coll_init)(int dev, int nranks, int rank, const void* id, porta_coll* out);
+  porta_status (*coll_destroy)(porta_coll c); /* NULL is OK */
+  /* One collective of `kind` over n elements of dt (send and recv: device memory of c's device;
+   * the one not used by the kind may be NULL); op for the reducing kinds (SUM, PROD, MIN, MAX);
+   * peer: the root of REDUCE/BROADCAST, the other rank of SEND/RECV. Enqueued on s (a stream of
+   * c's device; NULL: its default stream), returns without waiting. */
+  porta_status (*collective)(porta_coll c, porta_coll_kind kind, porta_dtype dt, porta_reduce_op op,
+                             const void* send, void* recv, int64_t n, int peer, porta_stream s);
+  /* ncclGroupStart (begin != 0) / ncclGroupEnd: the collectives between them (of one thread, on
+   * several communicators, or a SEND with its RECV) are issued together. */
+  porta_status (*coll_group)(int begin);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);
