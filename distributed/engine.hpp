@@ -41,13 +41,11 @@ class HostEngine {
   virtual bool device_aware(DeviceType type) const = 0;
 
   virtual void allreduce(const void* send, void* recv, std::int64_t n, porta_dtype dt, porta_reduce_op op) = 0;
-  virtual void reduce(const void* send, void* recv, std::int64_t n, porta_dtype dt, porta_reduce_op op,
-                      int root) = 0;
+  virtual void reduce(const void* send, void* recv, std::int64_t n, porta_dtype dt, porta_reduce_op op, int root) = 0;
   virtual void broadcast(void* buf, std::int64_t n, porta_dtype dt, int root) = 0;
   virtual void allgather(const void* send, std::int64_t n, void* recv, porta_dtype dt) = 0;
   // counts[r] elements from each rank r, the same counts on every rank, received in rank order.
-  virtual void allgatherv(const void* send, std::int64_t n, void* recv, const std::int64_t* counts,
-                          porta_dtype dt) = 0;
+  virtual void allgatherv(const void* send, std::int64_t n, void* recv, const std::int64_t* counts, porta_dtype dt) = 0;
   virtual void reduce_scatter(const void* send, void* recv, std::int64_t n, porta_dtype dt, porta_reduce_op op) = 0;
   virtual void barrier() = 0;
   virtual std::unique_ptr<Pending> isend(const void* buf, std::int64_t n, porta_dtype dt, int dest, int tag) = 0;

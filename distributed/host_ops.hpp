@@ -16,10 +16,18 @@ namespace porta::detail::dist {
 template <class F>
 bool with_dtype(porta_dtype dt, F&& f) {
   switch (dt) {
-    case PORTA_F32: f(float{}); return true;
-    case PORTA_F64: f(double{}); return true;
-    case PORTA_I32: f(std::int32_t{}); return true;
-    case PORTA_I64: f(std::int64_t{}); return true;
+    case PORTA_F32:
+      f(float{});
+      return true;
+    case PORTA_F64:
+      f(double{});
+      return true;
+    case PORTA_I32:
+      f(std::int32_t{});
+      return true;
+    case PORTA_I64:
+      f(std::int64_t{});
+      return true;
   }
   return false;
 }
@@ -37,11 +45,24 @@ inline bool combine(porta_dtype dt, porta_reduce_op op, const void* in, void* in
   with_dtype(dt, [&](auto t) {
     using T = decltype(t);
     switch (op) {
-      case PORTA_REDUCE_SUM: combine_as<T>(SumOp{}, in, inout, n); ok = true; break;
-      case PORTA_REDUCE_PROD: combine_as<T>(ProdOp{}, in, inout, n); ok = true; break;
-      case PORTA_REDUCE_MIN: combine_as<T>(MinOp{}, in, inout, n); ok = true; break;
-      case PORTA_REDUCE_MAX: combine_as<T>(MaxOp{}, in, inout, n); ok = true; break;
-      default: break;
+      case PORTA_REDUCE_SUM:
+        combine_as<T>(SumOp{}, in, inout, n);
+        ok = true;
+        break;
+      case PORTA_REDUCE_PROD:
+        combine_as<T>(ProdOp{}, in, inout, n);
+        ok = true;
+        break;
+      case PORTA_REDUCE_MIN:
+        combine_as<T>(MinOp{}, in, inout, n);
+        ok = true;
+        break;
+      case PORTA_REDUCE_MAX:
+        combine_as<T>(MaxOp{}, in, inout, n);
+        ok = true;
+        break;
+      default:
+        break;
     }
   });
   return ok;

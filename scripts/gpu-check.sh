@@ -5,7 +5,7 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|tune]...   (default: all but tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|tune]...   (default: all but tune)
 #
 # kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
@@ -53,6 +53,16 @@ if [ -d .vendor ]; then
     vendor_args+=(-DBLAS_LIBRARIES="$v/blas/libopenblas.so")
   fi
   export LD_LIBRARY_PATH="$v/blas:$v/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+# NCCL for porta's device collectives (its plugin loads libnccl.so.2 at run time) and for the
+# benchmark that calls it directly: the CUDA toolkit's, else the nvidia-nccl Python wheel's.
+export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on shared machines
+nccl_root=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null ||
+  python3 -c 'import nvidia.nccl, os; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null || true)
+if [ -n "$nccl_root" ] && [ -d "$nccl_root/lib" ]; then
+  vendor_args+=(-DPORTA_NCCL_ROOT="$nccl_root")
+  export LD_LIBRARY_PATH="$nccl_root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
 # At most eight files come back from the GPU machine: check.log (every step's output), summary.txt,
@@ -129,6 +139,18 @@ fi
 if want peer && [ -x "$build/bench/porta_peer_bench" ]; then
   # Copies between two GPUs beside cudaMemcpyPeerAsync (needs the two-GPU machine; says why otherwise).
   run "peer copies" "$log" "$build/bench/porta_peer_bench" --benchmark_min_time=0.2 --benchmark_counters_tabular=true
+fi
+
+if want dist; then
+  # porta::distributed across the machine's GPUs (issue 13): the heat plate split over ranks as
+  # threads, bit-identical to one rank (NCCL between distinct GPUs, staged where ranks share one),
+  # and allreduce / the distributed sum beside NCCL called directly.
+  for k in 2 4; do
+    [ -x "$build/bin/heat_distributed" ] &&
+      run "heat_distributed, $k ranks" "$log" "$build/bin/heat_distributed" --threads $k --n 2048 --steps 200
+  done
+  [ -x "$build/bench/porta_dist_bench" ] &&
+    run "allreduce vs NCCL" "$log" "$build/bench/porta_dist_bench" --benchmark_counters_tabular=true
 fi
 
 if want tune && [ -x "$build/bench/porta_tune_gpu" ]; then
