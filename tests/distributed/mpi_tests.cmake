@@ -111,3 +111,14 @@ if(PORTA_MPI_BUILT AND TARGET porta-info)
     PASS_REGULAR_EXPRESSION "mpi: unavailable\n    built:     yes\n    library:   [^\n]*fake_mpi_run/libporta_mpi.so\n    reason:    [^\n]*fake_mpi_run/libporta_mpi.so: libporta_fake_mpi_dep.so: cannot open shared object file"
     LABELS "distributed;mpi" TIMEOUT 60)
 endif()
+
+# An application that calls MPI itself: porta initialises and finalises MPI only when it started it.
+if(PORTA_MPI_TESTS)
+  add_executable(porta_mpi_app_init ${CMAKE_CURRENT_LIST_DIR}/mpi_app_init.cpp)
+  target_link_libraries(porta_mpi_app_init PRIVATE porta::porta MPI::MPI_C)
+  target_compile_definitions(porta_mpi_app_init PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+  target_include_directories(porta_mpi_app_init PRIVATE ${PROJECT_SOURCE_DIR})
+  add_dependencies(porta_mpi_app_init porta_mpi)
+  porta_add_mpi_test(porta_mpi_app_init porta_mpi_app_init RANKS 1 2 ARGS app-init)
+  porta_add_mpi_test(porta_mpi_app_finalize porta_mpi_app_init RANKS 1 2 ARGS app-finalize)
+endif()
