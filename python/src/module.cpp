@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "distributed/engine.hpp"
 #include "dlpack.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
@@ -992,6 +993,18 @@ py::dict info() {
   // The strict CPU device is never one of devices(); it is listed on its own, as porta-info does.
   const porta::Device strict = porta::Device::cpu_strict();
   r["strict_device"] = porta::is_available(strict) ? py::object(py::str(strict.to_string())) : py::object(py::none());
+  // MPI as porta-info --json shows it: loaded (not initialised) on this call.
+  const porta::detail::dist::MpiStatus m = porta::detail::dist::mpi_status(false);
+  py::dict mpi;
+  mpi["built"] = m.built;
+  mpi["available"] = m.available;
+  mpi["library"] = m.library;
+  mpi["version"] = m.version;
+  mpi["build_info"] = m.build_info;
+  mpi["cuda_aware"] = m.cuda_aware;
+  mpi["hip_aware"] = m.hip_aware;
+  mpi["reason"] = m.reason;
+  r["mpi"] = mpi;
   const char* env = std::getenv("PORTA_DEVICE");
   r["porta_device"] = env != nullptr && *env != '\0' ? py::object(py::str(env)) : py::object(py::none());
   try {

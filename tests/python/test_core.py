@@ -31,9 +31,12 @@ def test_devices_and_default():
 
 def test_info_is_porta_info_json():
     i = porta.info()
-    assert set(i) == {"version", "build_info", "backends", "devices", "strict_device", "porta_device",
+    assert set(i) == {"version", "build_info", "backends", "devices", "strict_device", "mpi", "porta_device",
                       "default_device", "default_device_error"}
     assert i["strict_device"] in (None, "cpu:strict")
+    assert set(i["mpi"]) == {"built", "available", "library", "version", "build_info", "cuda_aware", "hip_aware",
+                             "reason"}
+    assert i["mpi"]["available"] or i["mpi"]["reason"], i["mpi"]  # unavailable MPI says why
     assert i["version"] == porta.__version__
     cpu = [b for b in i["backends"] if b["name"] == "cpu"][0]
     assert cpu["available"] and cpu["loaded"] and cpu["device_count"] == 1
@@ -53,6 +56,9 @@ def test_info_is_porta_info_json():
         assert set(j) == set(i)
         assert [b["name"] for b in j["backends"]] == [b["name"] for b in i["backends"]]
         assert [b["available"] for b in j["backends"]] == [b["available"] for b in i["backends"]]
+        # The same plugin, named through the folder each process found libporta in.
+        assert {**j["mpi"], "library": ""} == {**i["mpi"], "library": ""}
+        assert os.path.realpath(j["mpi"]["library"] or ".") == os.path.realpath(i["mpi"]["library"] or ".")
 
 
 def test_unavailable_device_says_why():
