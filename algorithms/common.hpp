@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 
@@ -89,19 +90,41 @@ inline Call make_call(const char* fn, Device device, const Stream& stream) {
 }
 
 // Reads one small device result (a full reduction's value) back to the host, waiting for the
-// stream. The device element is stream-ordered scratch freed on the call's own stream (an Array
-// would be freed on the default stream, a barrier against every other stream), and the value
-// comes back through a pinned per-thread buffer: a pageable destination costs the driver a
-// staging copy. Measured on the H200 these two were most of the fixed cost of porta::sum.
+// stream: `enqueue(y)` queues the work that writes *y. No allocation and no copy on the way
+// (issue 16, small calls):
+// - the CPU's device memory is host memory and its entries finish before they return: y is r;
+// - a GPU's kernel writes the calling thread's pinned buffer (pinned_scratch) directly, and the
+//   value is read after one stream_synchronize: one launch and one wait, as PyTorch's
+//   x.sum().item() (whose result lives in its caching allocator) minus its device-to-host copy;
+// - cpu:strict (whose device memory the host may not touch) and a GPU whose backend cannot pin
+//   take stream-ordered device scratch, freed on the call's own stream, and a copy.
+// Every caller synchronizes before it returns, also when it throws, so the next one on this thread
+// (maybe on another stream) finds the pinned buffer unused.
 template <class T, class Enqueue>
 T read_device_scalar(const Call& c, Enqueue&& enqueue) {
+  static_assert(sizeof(T) <= kPinnedScratchBytes, "a scalar result fits the pinned buffer");
+  T r{};
+  if (c.device.type == DeviceType::cpu && !c.device.is_strict()) {
+    enqueue(&r);
+    return r;
+  }
+  if (void* slot = c.device.is_gpu() ? pinned_scratch(c.device) : nullptr) {
+    try {
+      enqueue(static_cast<T*>(slot));
+    } catch (...) {
+      (void)c.t().stream_synchronize(c.dev(), c.stream);  // a kernel may have been queued before the error
+      throw;
+    }
+    c.check(c.t().stream_synchronize(c.dev(), c.stream));
+    std::memcpy(&r, slot, sizeof(T));
+    return r;
+  }
   struct Scratch {
     const Call& c;
     void* p;
     ~Scratch() { device_free(c.device, p, c.stream); }
   } scratch{c, device_alloc(c.device, sizeof(T), c.stream, c.fn)};
   enqueue(static_cast<T*>(scratch.p));
-  T r{};
   copy_small_to_host(c.device, scratch.p, &r, sizeof(T), c.stream);
   return r;
 }

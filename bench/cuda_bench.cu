@@ -530,6 +530,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_sort.cuh"
 // Scans and random numbers beside CUB, Thrust and cuRAND (groups "scan", "random").
 #include "cuda_scan_random.cuh"
+// A map of one element and an empty launch, host-timed (group "small", issue 16).
+#include "cuda_small_calls.cuh"
 
 namespace porta_bench_cuda {
 
@@ -635,11 +637,12 @@ void register_all() {
   if (pb::wanted("latency_add", "latency"))
     register_vector_case<float>("latency_add", Op::add, 1, true, peers_of(Op::add));
   for (std::int64_t n : {std::int64_t{1} << 10, std::int64_t{1} << 16}) {
-    if (pb::wanted("latency_sum", "latency"))
+    if (pb::wanted("latency_sum", "latency") || (n == 1024 && pb::wanted("latency_sum", "small")))
       register_vector_case<float>("latency_sum", Op::sum, n, true, peers_of(Op::sum));
     if (pb::wanted("latency_axpy", "latency"))
       register_vector_case<float>("latency_axpy", Op::axpy, n, true, peers_of(Op::axpy));
   }
+  register_small_calls();
   register_kernels();
   register_sort();
   register_scan_random();

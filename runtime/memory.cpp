@@ -94,7 +94,7 @@ namespace {
 // ends. nullptr when the backend cannot pin (the caller then copies to pageable memory).
 class PinnedBounce {
  public:
-  static constexpr std::size_t kBytes = 64;
+  static constexpr std::size_t kBytes = kPinnedScratchBytes;
   // A reduction called later in this thread's teardown (a static destructor on the main thread
   // runs after thread_local ones) finds no buffer and copies to pageable memory instead.
   ~PinnedBounce() {
@@ -124,12 +124,14 @@ class PinnedBounce {
 };
 }  // namespace
 
+void* pinned_scratch(Device device) noexcept {
+  if (device.type == DeviceType::cpu) return nullptr;
+  thread_local PinnedBounce pinned;
+  return pinned.get(device);
+}
+
 void copy_small_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s) {
-  void* bounce = nullptr;
-  if (src_device.type != DeviceType::cpu && bytes <= PinnedBounce::kBytes) {
-    thread_local PinnedBounce pinned;
-    bounce = pinned.get(src_device);
-  }
+  void* bounce = bytes <= PinnedBounce::kBytes ? pinned_scratch(src_device) : nullptr;
   if (bounce == nullptr) {
     copy_to_host(src_device, src, dst, bytes, s, true);
     return;

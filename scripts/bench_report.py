@@ -29,7 +29,9 @@ SUFFIX = re.compile(r"/(manual_time|real_time|process_time|iterations:\d+|repeat
 MAP_OPS = ["copy", "scale", "axpy", "fourop"]
 REDUCE_OPS = ["sum", "dot", "max"]
 MATMUL_OPS = ["matmul", "matmul_ts", "matmul_tf32"]
-LATENCY_OPS = ["latency_fill", "latency_add", "latency_sum", "latency_axpy"]
+LATENCY_OPS = ["latency_fill", "latency_add", "latency_sum", "latency_axpy", "latency_map"]
+# issue 16: PyTorch's x.sum().item() of 2^10 floats on the H200, host-timed (the sum must be no slower)
+TORCH_SMALL_SUM_US = 16.5
 # User kernels (bench/kernels_common.hpp); on the CPU each also as <op>_nvcc, compiled by nvcc.
 KERNEL_OPS = ["heat_1d", "heat_2d", "nbody", "nbody_energy", "reduce_expr", "cg"]
 NVCC_SUFFIX = "_nvcc"
@@ -50,6 +52,7 @@ OP_TITLES = {
     "latency_add": "add of one element: the cost of a call",
     "latency_sum": "sum, value back on the host",
     "latency_axpy": "axpy, waited for",
+    "latency_map": "map of one element (porta::map), waited for, beside an empty kernel launch",
     "heat_1d": "heat stencil, one sweep, 1-D index over all cells (i / n, i % n)",
     "heat_2d": "heat stencil, one sweep, 2-D interior range",
     "nbody": "n-body accelerations, all pairs (20 FLOP per pair)",
@@ -307,6 +310,14 @@ def target_rows(run):
         t = ratio("latency_sum", run.get("latency_sum", "f32", "porta", 1024), run.get("latency_sum", "f32", "cub", 1024))
         rows.append(("sum of 2^10 within 1.2× CUB's time (time ratio)", "latency_sum f32 2^10", t,
                      None if t is None else t <= 1.2))
+        # issue 16, small calls: absolute times in µs, not ratios
+        t = run.get("latency_sum", "f32", "porta", 1024)
+        rows.append(("sum of 2^10 with its value ≤ PyTorch's x.sum().item(), %.1f µs (µs)" % TORCH_SMALL_SUM_US,
+                     "latency_sum f32 2^10", t, None if t is None else t <= TORCH_SMALL_SUM_US))
+        m, k = run.get("latency_map", "f32", "porta", 1), run.get("latency_map", "f32", "kernel", 1)
+        d = None if m is None or k is None else m - k
+        rows.append(("map of 1 element ≤ an empty kernel launch + 0.5 µs (µs over the launch)", "latency_map f32 1", d,
+                     None if d is None else d <= 0.5))
     elif run.binary == "cpu":
         for op, dtype, impl, size, r in kernel_ratios(run, "openmp"):
             rows.append(("user kernel ≥ %.1f× OpenMP loop (OpenMP threads: %s)" % (KERNEL_TARGET, run.context.get(

@@ -76,6 +76,13 @@ void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t b
 // A few bytes (<= 64) device -> host, waiting for the stream: through a pinned per-thread buffer
 // on GPUs. Anything larger goes as copy_to_host.
 void copy_small_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s);
+// That per-thread pinned buffer of `device`'s GPU backend (kPinnedScratchBytes, made on first use,
+// freed when the thread ends), or nullptr: on the CPU, when the backend cannot pin, or in the
+// thread's teardown. GPU kernels may write it directly (pinned memory is mapped into every device's
+// address space). Its user must have waited for every write into it before it returns or throws:
+// the next user on this thread may be another stream's.
+inline constexpr std::size_t kPinnedScratchBytes = 64;
+void* pinned_scratch(Device device) noexcept;
 // Between devices (possibly of different backends: staged through the host).
 void copy_between(Device dst_device, void* dst, Device src_device, const void* src, std::size_t bytes, porta_stream s);
 void fill(Device device, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream s);

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// Small calls (issue 16): what the host pays for a GPU call that does almost nothing. Included by
+// cuda_bench.cu; group "small" (scripts/bench.sh --ops small), or "latency" with the other cases.
+//
+//   latency_map f32, 1 element, host wall-clock time per call, each call waited for:
+//     porta       porta::map(stream, out, x + 1, x) and the stream's synchronize
+//     kernel      an empty kernel <<<1, 1>>> and cudaStreamSynchronize: the floor of any launch
+//     kernel-map  a hand kernel out[0] = x[0] + 1 and cudaStreamSynchronize
+//   Target: porta <= kernel + 0.5 us.
+//
+// The sum of 2^10 floats with its value on the host is latency_sum (cuda_bench.cu), which this
+// group registers too; its target is PyTorch's x.sum().item() on the same machine (16.5 us on the
+// H200, issue 16), beside CUB's DeviceReduce::Sum with a copy to pinned memory and a wait.
+#pragma once
+
+namespace porta_bench_cuda {
+
+__global__ void empty_kernel() {}
+__global__ void add_one_kernel(const float* x, float* out) {
+  out[0] = x[0] + 1.0f;
+}
+
+struct MapOne {
+  porta::Array<float> x, out;
+  DeviceBuffer<float> raw_x, raw_out;
+};
+
+MapOne& map_one(const std::string& id) {
+  return pb::tenant<MapOne>(id, [] {
+    MapOne m;
+    const porta::Stream& s = *gpu().porta_stream;
+    const float* h = pb::host_random<float>(1, 0);
+    m.x = porta::Array<float>::from(h, porta::Shape{1}, kGpu, s);
+    m.out = porta::full<float>(porta::Shape{1}, 0.0f, kGpu, s);
+    m.raw_x = DeviceBuffer<float>(1, h);
+    m.raw_out = DeviceBuffer<float>(1);
+    s.synchronize();
+    return m;
+  });
+}
+
+void register_small_calls() {
+  if (!(pb::wanted("latency_map", "latency") || pb::wanted("latency_map", "small"))) return;
+  const auto add = [](const std::string& impl, std::function<void(benchmark::State&, const std::string&)> fn) {
+    pb::add("latency_map", "f32", impl, 1, std::move(fn))->UseRealTime()->Unit(benchmark::kMicrosecond);
+  };
+  add("porta", [](benchmark::State& st, const std::string& id) {
+    require_porta(st);
+    MapOne& m = map_one(id);
+    const porta::Stream& s = *gpu().porta_stream;
+    host_loop(st, [&] {
+      porta::map(
+          s, m.out, PORTA_LAMBDA(float a) { return a + 1.0f; }, m.x);
+      s.synchronize();
+    });
+  });
+  add("kernel", [](benchmark::State& st, const std::string&) {
+    const cudaStream_t s = gpu().stream;
+    host_loop(st, [&] {
+      empty_kernel<<<1, 1, 0, s>>>();
+      PB_CUDA(cudaGetLastError());
+      PB_CUDA(cudaStreamSynchronize(s));
+    });
+  });
+  add("kernel-map", [](benchmark::State& st, const std::string& id) {
+    MapOne& m = map_one(id);
+    const cudaStream_t s = gpu().stream;
+    host_loop(st, [&] {
+      add_one_kernel<<<1, 1, 0, s>>>(m.raw_x.p, m.raw_out.p);
+      PB_CUDA(cudaGetLastError());
+      PB_CUDA(cudaStreamSynchronize(s));
+    });
+  });
+}
+
+}  // namespace porta_bench_cuda
