@@ -120,29 +120,13 @@ struct DeviceReport {
   std::string error;  // device_info failed
 };
 
-// One engine of porta::distributed (MPI; NCCL/RCCL beside it): built, loaded, what it is, why not.
+// An engine of porta::distributed under its JSON key ("mpi"). MPI's status comes from
+// mpi_status(false), which loads libporta_mpi.so without initialising MPI (porta-info is no MPI
+// job); another engine fills the same fields.
 struct Transport {
-  std::string name;  // the JSON key: "mpi"
-  bool built = false, available = false;
-  std::string library, version, build_info, reason;
-  bool cuda_aware = false, hip_aware = false;
+  std::string name;
+  porta::detail::dist::MpiStatus s;
 };
-
-// mpi_status(false): loads libporta_mpi.so but does not initialise MPI (porta-info is no MPI job).
-Transport mpi_transport() {
-  const porta::detail::dist::MpiStatus m = porta::detail::dist::mpi_status(false);
-  Transport t;
-  t.name = "mpi";
-  t.built = m.built;
-  t.available = m.available;
-  t.library = m.library;
-  t.version = m.version;
-  t.build_info = m.build_info;
-  t.reason = m.reason;
-  t.cuda_aware = m.cuda_aware;
-  t.hip_aware = m.hip_aware;
-  return t;
-}
 
 struct Report {
   std::string version;
@@ -172,7 +156,7 @@ Report collect() {
     r.devices.push_back(std::move(dr));
   }
   if (const char* env = std::getenv("PORTA_DEVICE"); env != nullptr && *env != '\0') r.porta_device_env = env;
-  r.transports.push_back(mpi_transport());
+  r.transports.push_back({"mpi", porta::detail::dist::mpi_status(false)});
   try {
     r.default_device = porta::default_device();
   } catch (const std::exception& e) {
@@ -230,14 +214,15 @@ void print_text(const Report& r) {
          "(PORTA_DEVICE=cpu:strict; docs/strict.md)\n";
   o << "\nDistributed\n";
   for (const Transport& t : r.transports) {
-    o << "  " << t.name << ": " << (t.available ? "available" : "unavailable") << "\n";
-    o << "    built:     " << (t.built ? "yes" : "no") << "\n";
-    if (!t.library.empty()) o << "    library:   " << t.library << "\n";
-    if (!t.version.empty()) o << "    version:   " << t.version << "\n";
-    if (!t.build_info.empty()) o << "    built for: " << t.build_info << "\n";
-    if (t.available)
-      o << "    GPU-aware: CUDA " << (t.cuda_aware ? "yes" : "no") << ", HIP " << (t.hip_aware ? "yes" : "no") << "\n";
-    if (!t.reason.empty()) o << "    reason:    " << t.reason << "\n";
+    const porta::detail::dist::MpiStatus& m = t.s;
+    o << "  " << t.name << ": " << (m.available ? "available" : "unavailable") << "\n";
+    o << "    built:     " << (m.built ? "yes" : "no") << "\n";
+    if (!m.library.empty()) o << "    library:   " << m.library << "\n";
+    if (!m.version.empty()) o << "    version:   " << m.version << "\n";
+    if (!m.build_info.empty()) o << "    built for: " << m.build_info << "\n";
+    if (m.available)
+      o << "    GPU-aware: CUDA " << (m.cuda_aware ? "yes" : "no") << ", HIP " << (m.hip_aware ? "yes" : "no") << "\n";
+    if (!m.reason.empty()) o << "    reason:    " << m.reason << "\n";
   }
   o << "\nDefault device: ";
   if (r.default_device) {
@@ -285,10 +270,10 @@ void print_json(const Report& r) {
   o << "  \"strict_device\": "
     << (porta::is_available(porta::Device::cpu_strict()) ? json_string("cpu:strict") : std::string("null")) << ",\n";
   for (const Transport& t : r.transports)
-    o << "  " << json_string(t.name) << ": {\"built\": " << b(t.built) << ", \"available\": " << b(t.available)
-      << ", \"library\": " << json_string(t.library) << ", \"version\": " << json_string(t.version)
-      << ", \"build_info\": " << json_string(t.build_info) << ", \"cuda_aware\": " << b(t.cuda_aware)
-      << ", \"hip_aware\": " << b(t.hip_aware) << ", \"reason\": " << json_string(t.reason) << "},\n";
+    o << "  " << json_string(t.name) << ": {\"built\": " << b(t.s.built) << ", \"available\": " << b(t.s.available)
+      << ", \"library\": " << json_string(t.s.library) << ", \"version\": " << json_string(t.s.version)
+      << ", \"build_info\": " << json_string(t.s.build_info) << ", \"cuda_aware\": " << b(t.s.cuda_aware)
+      << ", \"hip_aware\": " << b(t.s.hip_aware) << ", \"reason\": " << json_string(t.s.reason) << "},\n";
   o << "  \"porta_device\": " << (r.porta_device_env ? json_string(*r.porta_device_env) : std::string("null")) << ",\n";
   o << "  \"default_device\": " << (r.default_device ? json_string(r.default_device->to_string()) : std::string("null"))
     << ",\n";
