@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -511,6 +512,26 @@ porta_status event_elapsed_ms(int dev, porta_event start, porta_event end, float
   return PORTA_OK;
 }
 
+// A run-time kernel's launch is work like any other, but its arguments are a host struct: the
+// generated wrapper would run it at once (a host pointer), so it is queued here with a copy.
+porta_status rtc_launch(int dev, porta_rtc_kernel k, int64_t n, const void* args, size_t args_bytes,
+                        porta_stream s) noexcept {
+  PORTA_STRICT_DEV("rtc_launch");
+  PORTA_STRICT_STREAM("rtc_launch", s);
+  if (k == nullptr || n < 0 || (args == nullptr && args_bytes > 0))
+    return cpu().rtc_launch(0, k, n, args, args_bytes, nullptr);  // its message, at once
+  try {
+    const unsigned char* p = static_cast<const unsigned char*>(args);
+    std::shared_ptr<unsigned char[]> copy(new unsigned char[args_bytes > 0 ? args_bytes : 1]);
+    if (args_bytes > 0) std::memcpy(copy.get(), p, args_bytes);
+    engine().push(s, "rtc_launch",
+                  [k, n, copy, args_bytes] { return cpu().rtc_launch(0, k, n, copy.get(), args_bytes, nullptr); });
+    return PORTA_OK;
+  } catch (...) {
+    return oom_queue("rtc_launch");
+  }
+}
+
 porta_status strict_host_alloc(size_t bytes, void** out) noexcept {
   return host_alloc(bytes, out);
 }
@@ -562,6 +583,7 @@ const porta_backend_v1& strict_backend() {
     t.coll_destroy = s::cpu().coll_destroy;
     t.collective = s::cpu().collective;
     t.coll_group = s::cpu().coll_group;
+    t.rtc_launch = &s::rtc_launch;
     return t;
   }();
   return table;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "backends/gpu/plugin.hpp"
 
@@ -44,6 +45,35 @@ struct Cuda {
   // The collectives library (backends/gpu/collectives.hpp), dlopen()ed at first use, never linked.
   static constexpr const char* kCollName = "NCCL";
   static constexpr const char* kCollLibrary = "libnccl.so.2";
+
+  // Run-time kernels (backends/gpu/rtc.hpp): NVRTC of this plugin's CUDA major, dlopen()ed at
+  // first use; cubins loaded through the runtime's library calls (no driver API to link).
+  static const gpu::RtcNames& rtc_names() {
+    static const std::string major = "libnvrtc.so." + std::to_string(CUDART_VERSION / 1000);
+    static const gpu::RtcNames n{"NVRTC", {major.c_str(), "libnvrtc.so"}, "nvrtc", "nvrtcGetCUBINSize", "nvrtcGetCUBIN"};
+    return n;
+  }
+  // A cubin for the device's own architecture; no contraction into FMAs (the eager operators' bits).
+  static std::vector<std::string> rtc_options(const char* arch) {
+    return {std::string("--gpu-architecture=") + arch, "--std=c++17", "--fmad=false"};
+  }
+  static cudaError_t rtc_module_load(const void* code, const char* name, void** fn) {
+    cudaLibrary_t lib = nullptr;
+    cudaError_t e = cudaLibraryLoadData(&lib, code, nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (e != cudaSuccess) return e;
+    cudaKernel_t k = nullptr;
+    e = cudaLibraryGetKernel(&k, lib, name);
+    if (e != cudaSuccess) {
+      (void)cudaLibraryUnload(lib);
+      return e;
+    }
+    *fn = reinterpret_cast<void*>(k);
+    return cudaSuccess;
+  }
+  // cudaLaunchKernel takes a cudaKernel_t cast to a function pointer.
+  static cudaError_t rtc_module_launch(void* fn, unsigned grid, unsigned block, void** args, cudaStream_t s) {
+    return cudaLaunchKernel(reinterpret_cast<const void*>(fn), dim3(grid), dim3(block), args, 0, s);
+  }
 
   static std::string no_device_reason(cudaError_t e, int) {
     char buf[512];

@@ -40,6 +40,7 @@
 #include "backends/gpu/collectives.hpp"
 #include "backends/gpu/index_kernels.hpp"
 #include "backends/gpu/kernels.hpp"
+#include "backends/gpu/rtc.hpp"
 #include "backends/gpu/table_checks.hpp"
 #include "porta/abi/backend_v1.h"
 #include "porta/detail/gpu/api.cuh"
@@ -60,9 +61,10 @@ T& per_device(int dev) {
   return slots[dev];
 }
 
-// The collectives entries (coll_*, collective) come from the base, written in collectives.hpp.
+// The collectives entries (coll_*, collective) come from the base, written in collectives.hpp; the
+// run-time kernels (rtc_*) from the base in rtc.hpp.
 template <class V>
-struct Plugin : Collectives<V, Plugin<V>> {
+struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   using Api = typename V::Api;
   using Error = typename Api::Error;
   using K = Kernels<Api>;

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "backends/gpu/plugin.hpp"
 #include "backends/hip/hip_blas.hpp"
@@ -34,6 +35,37 @@ struct Hip {
   // The collectives library (backends/gpu/collectives.hpp), dlopen()ed at first use, never linked.
   static constexpr const char* kCollName = "RCCL";
   static constexpr const char* kCollLibrary = "librccl.so.1";
+
+  // Run-time kernels (backends/gpu/rtc.hpp): hiprtc, dlopen()ed at first use (its own library from
+  // ROCm 6; part of libamdhip64 before), code objects loaded as modules.
+  static const gpu::RtcNames& rtc_names() {
+    static const gpu::RtcNames n{"hiprtc",
+                                 {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"},
+                                 "hiprtc",
+                                 "hiprtcGetCodeSize",
+                                 "hiprtcGetCode"};
+    return n;
+  }
+  // A code object for the device's full target id; no contraction into FMAs.
+  static std::vector<std::string> rtc_options(const char* arch) {
+    return {std::string("--gpu-architecture=") + arch, "-std=c++17", "-ffp-contract=off"};
+  }
+  static hipError_t rtc_module_load(const void* code, const char* name, void** fn) {
+    hipModule_t mod = nullptr;
+    hipError_t e = hipModuleLoadData(&mod, code);
+    if (e != hipSuccess) return e;
+    hipFunction_t f = nullptr;
+    e = hipModuleGetFunction(&f, mod, name);
+    if (e != hipSuccess) {
+      (void)hipModuleUnload(mod);
+      return e;
+    }
+    *fn = reinterpret_cast<void*>(f);
+    return hipSuccess;
+  }
+  static hipError_t rtc_module_launch(void* fn, unsigned grid, unsigned block, void** args, hipStream_t s) {
+    return hipModuleLaunchKernel(reinterpret_cast<hipFunction_t>(fn), grid, 1, 1, block, 1, 1, 0, s, args, nullptr);
+  }
 
   // The HIP runtime reports the same hipErrorNoDevice whether the kernel driver is missing, the
   // container lacks /dev/kfd, the user may not open it, or the visibility variables hide every

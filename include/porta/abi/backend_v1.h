@@ -183,6 +183,9 @@ typedef enum porta_coll_kind {
   PORTA_COLL_COUNT
 } porta_coll_kind;
 
+/* ---- issue 16: run-time compiled kernels ---- */
+typedef struct porta_rtc_kernel_s* porta_rtc_kernel; /* a loaded kernel; lives until the process exits */
+
 typedef struct porta_backend_v1 {
   uint32_t abi_version;   /* PORTA_ABI_VERSION */
   uint32_t struct_size;   /* sizeof(porta_backend_v1) as the plugin was built */
@@ -327,6 +330,26 @@ typedef struct porta_backend_v1 {
   /* ncclGroupStart (begin != 0) / ncclGroupEnd: the collectives between them (of one thread, on
    * several communicators, or a SEND with its RECV) are issued together. */
   porta_status (*coll_group)(int begin);
+
+  /* ---- issue 16: run-time compiled kernels ---- */
+  /* What a compiled kernel depends on, for the front end's cache key (len bytes, always
+   * terminated): "NVRTC 13.0 sm_90", "hiprtc 5.2 gfx90a:sramecc+:xnack-", the host compiler's
+   * path, version and target. PORTA_ERR_UNAVAILABLE, and last_error says why, when the compiler is
+   * missing (NVRTC and hiprtc are dlopen()ed by the plugin at first use, never linked). */
+  porta_status (*rtc_info)(int dev, char* key, size_t len);
+  /* Compiles a whole program (porta's prelude, the user's source and the generated entries) for
+   * dev: *binary (freed by rtc_free_binary) gets a cubin, a code object or the bytes of a shared
+   * library, *bytes its size. log (log_len bytes, always terminated; may be NULL) gets the
+   * compiler's output. A source that does not compile is PORTA_ERR_INVALID with the log. */
+  porta_status (*rtc_compile)(int dev, const char* source, const char* options, void** binary, size_t* bytes,
+                              char* log, size_t log_len);
+  porta_status (*rtc_free_binary)(void* binary);
+  /* Loads a binary of rtc_compile on dev and finds its entry `name` (extern "C"). */
+  porta_status (*rtc_load)(int dev, const void* binary, size_t bytes, const char* name, porta_rtc_kernel* out);
+  /* Runs entry(n, args) over i in [0, n) on stream s: args is the entry's argument struct,
+   * args_bytes long, copied before the call returns (the host memory may be reused at once). */
+  porta_status (*rtc_launch)(int dev, porta_rtc_kernel k, int64_t n, const void* args, size_t args_bytes,
+                             porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);
