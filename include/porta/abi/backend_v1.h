@@ -242,11 +242,14 @@ typedef struct porta_backend_v1 {
   /* y = alpha * x + y */
   porta_status (*axpy)(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y, porta_stream s);
 
-  /* Reduction of x viewed as [outer, n, inner] over its middle axis into y[outer * inner] (device
-   * memory). A full reduction is outer = inner = 1. n may be 0 (y gets the op's identity). */
+  /* Reduction of x viewed as [outer, n, inner] over its middle axis into y[outer * inner]: device
+   * memory, or host memory from host_alloc, which a GPU writes directly (pinned memory is mapped
+   * into every device; porta's full reductions return their value so, issue 16). A full reduction
+   * is outer = inner = 1. n may be 0 (y gets the op's identity). */
   porta_status (*reduce)(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                          const void* x, void* y, porta_stream s);
-  /* *y = sum over i of x[i] * w[i], in the canonical order; y is device memory. */
+  /* *y = sum over i of x[i] * w[i], in the canonical order; y is device memory (or pinned host
+   * memory, as for reduce). */
   porta_status (*dot)(int dev, porta_dtype dt, int64_t n, const void* x, const void* w, void* y, porta_stream s);
 
   /* Row-major C[m x n] = alpha * op(A) * op(B) + beta * C, op(A) is m x k, op(B) is k x n.
@@ -263,7 +266,8 @@ typedef struct porta_backend_v1 {
   porta_status (*sort)(int dev, porta_dtype key_dt, int64_t n, const void* keys_in, void* keys_out,
                        porta_dtype value_dt, const void* values_in, void* values_out, uint32_t flags, porta_stream s);
   /* y[o * inner + i] = the index j (0 <= j < n) of the first best x[o, j, i] of x viewed as
-   * [outer, n, inner]; n > 0 unless outer * inner == 0. y is device memory. */
+   * [outer, n, inner]; n > 0 unless outer * inner == 0. y is device memory (or pinned host memory,
+   * as for reduce). */
   porta_status (*argreduce)(int dev, porta_arg_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                             const void* x, int64_t* y, porta_stream s);
 
