@@ -31,6 +31,7 @@
 #include "cpu_peers.hpp"
 #include "host_buffer.hpp"
 #include "kernels_common.hpp"
+#include "fused_bench.hpp"
 #include "scan_random_bench.hpp"
 #include "sort_bench.hpp"
 
@@ -381,6 +382,8 @@ void register_all() {
   pb::register_cpu_sort();
   // Scans and random numbers (scan_random_bench.hpp): groups "scan", "random".
   pb::register_cpu_scan_random();
+  // Fused expressions (fused_bench.hpp): group "fused".
+  pb::register_cpu_fused();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif

@@ -530,6 +530,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_sort.cuh"
 // Scans and random numbers beside CUB, Thrust and cuRAND (groups "scan", "random").
 #include "cuda_scan_random.cuh"
+// Fused expressions beside the eager operators and porta::map (group "fused").
+#include "cuda_fused.cuh"
 // A map of one element and an empty launch, host-timed (group "small", issue 16).
 #include "cuda_small_calls.cuh"
 
@@ -646,6 +648,7 @@ void register_all() {
   register_kernels();
   register_sort();
   register_scan_random();
+  register_fused();
 }
 
 void add_context() {

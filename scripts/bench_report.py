@@ -62,6 +62,8 @@ OP_TITLES = {
     "cumsum": "inclusive sum scan (porta::cumsum; bytes: read + write)",
     "random_uniform": "uniform random numbers in [0, 1) (porta::random::uniform; bytes written)",
     "random_normal": "standard normal random numbers (porta::random::normal; bytes written)",
+    "fused_chain": "sin(x)*cos(y)+x*y: fused expression (porta::lazy), eager operators, porta::map / loop",
+    "fused_bs": "Black-Scholes call prices: fused expression (two passes), eager operators, porta::map / loop",
 }
 TIME_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -299,6 +301,14 @@ def target_rows(run):
                 r = ratio(op, run.get(op, dtype, "porta_own", size), run.get(op, dtype, "cublas", size))
                 rows.append(("own GEMM ≥ 0.6× cuBLAS fp32 at 4096", "matmul f32 %d" % size, r,
                              None if r is None else r >= 0.6))
+        # issue 16: the fused chain from plain C++ within 1.15x the time of porta::map compiled by nvcc
+        size = largest(run, "fused_chain", "f32")
+        if size is not None:
+            r = ratio("fused_chain", run.get("fused_chain", "f32", "porta", size),
+                      run.get("fused_chain", "f32", "porta_map", size))
+            t = None if r is None else 1.0 / r
+            rows.append(("fused chain time ≤ 1.15× porta::map compiled by nvcc (time ratio)",
+                         "fused_chain f32 %s" % fmt_size("fused_chain", size), t, None if t is None else t <= 1.15))
         for dtype in ("f32", "f64"):
             size = largest(run, "fourop", dtype)
             if size is not None:

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "porta/abi/backend_v1.h"
+#include "porta/detail/config.hpp"
 
 namespace porta::detail::backend {
 
@@ -25,9 +26,9 @@ decltype(auto) with_dtype(porta_dtype dt, F&& f) {
   }
 }
 
-// The member of a porta_scalar that holds a T.
+// The member of a porta_scalar that holds a T (also in device code: the fused-expression kernels).
 template <class T>
-inline T scalar_value(porta_scalar s) {
+PORTA_HOST_DEVICE inline T scalar_value(porta_scalar s) {
   if constexpr (std::is_same_v<T, float>) {
     return s.f32;
   } else if constexpr (std::is_same_v<T, double>) {

@@ -81,6 +81,14 @@ struct RandomKernels {
                     std::uint64_t offset, T* y, void* stream);
 };
 
+// Issue 16 (program_kernels.cuh): map_program, a postfix op list interpreted per element (the
+// entry checked the program: kinds, ops, input indices and stack depth).
+template <class Api, class T>
+struct ProgramKernels {
+  static int map_program(std::int64_t n, const porta_program_op* ops, std::int32_t nops, const T* const* inputs,
+                         std::int32_t ninputs, T* y, void* stream);
+};
+
 // The ABI's runtime dtype and scalars: backends/common/dtype.hpp.
 using backend::scalar_value;
 using backend::with_dtype;
@@ -127,6 +135,15 @@ struct Kernels {
       using T = decltype(t);
       return MapKernels<Api, T>::binary_scalar(op, n, static_cast<const T*>(x), scalar_value<T>(value),
                                                scalar_first != 0, static_cast<T*>(y), s);
+    });
+  }
+  static int map_program(porta_dtype dt, std::int64_t n, const porta_program_op* ops, std::int32_t nops,
+                         const void* const* inputs, std::int32_t ninputs, void* y, void* s) {
+    return with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
+      for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
+      return ProgramKernels<Api, T>::map_program(n, ops, nops, in, ninputs, static_cast<T*>(y), s);
     });
   }
   static int axpy(porta_dtype dt, std::int64_t n, porta_scalar alpha, const void* x, void* y, void* s) {

@@ -35,6 +35,7 @@
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
 #include "backends/common/index_checks.hpp"
+#include "backends/common/program.hpp"
 #include "backends/common/scan_random_checks.hpp"
 #include "backends/common/sort_checks.hpp"
 #include "backends/gpu/collectives.hpp"
@@ -634,6 +635,13 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     PORTA_GPU_CHECK(check::binary_scalar(op, dt, n, x, y));
     return run(dev, "binary_scalar", "binary map", dt,
                [&] { return K::binary_scalar(op, dt, n, x, value, scalar_first, y, s); });
+  }
+
+  // Issue 16: fused expressions (program_kernels.cuh).
+  static porta_status map_program(int dev, porta_dtype dt, int64_t n, const porta_program_op* ops, int32_t nops,
+                                  const void* const* inputs, int32_t ninputs, void* y, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(backend::check::map_program(dt, n, ops, nops, inputs, ninputs, y));
+    return run(dev, "map_program", "fused map", dt, [&] { return K::map_program(dt, n, ops, nops, inputs, ninputs, y, s); });
   }
 
   static porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,

@@ -496,6 +496,12 @@ class Array {
   // Copies src's elements into this array (same shape; either may be a strided view), on this
   // array's device: x.row(0).assign(y) is NumPy's x[0] = y.
   void assign(const Array& src, const Stream& stream = Stream()) { assign_from(src, stream, "porta::Array::assign"); }
+  // r.assign(expr) for a fused expression (porta/fuse.hpp): evaluated into this array in one pass.
+  template <class E, class = decltype(std::declval<const E&>().evaluate_into(std::declval<Array&>(),
+                                                                              std::declval<const Stream&>()))>
+  void assign(const E& expr, const Stream& stream = Stream()) {
+    expr.evaluate_into(*this, stream);
+  }
 
   View<T> view() {
     check_view();

@@ -186,6 +186,28 @@ typedef enum porta_coll_kind {
 /* ---- issue 16: run-time compiled kernels ---- */
 typedef struct porta_rtc_kernel_s* porta_rtc_kernel; /* a loaded kernel; lives until the process exits */
 
+/* ---- issue 16: fused expressions ---- */
+/* A program of map_program: postfix (a stack machine), evaluated per element. Each op pushes (INPUT,
+ * SCALAR) or replaces the top one (UNARY) or two (BINARY, BINARY_REV) values; a valid program ends
+ * with one. */
+#define PORTA_PROGRAM_MAX_OPS 64
+#define PORTA_PROGRAM_MAX_INPUTS 8
+#define PORTA_PROGRAM_MAX_STACK 8
+typedef enum porta_program_kind {
+  PORTA_PROGRAM_INPUT = 0, /* push inputs[arg][i] */
+  PORTA_PROGRAM_SCALAR,    /* push value (the member of the call's dtype) */
+  PORTA_PROGRAM_UNARY,     /* top = porta_unary_op arg (top) */
+  PORTA_PROGRAM_BINARY,    /* pop b, pop a, push porta_binary_op arg (a, b) */
+  PORTA_PROGRAM_BINARY_REV, /* pop a, pop b, push porta_binary_op arg (a, b): the right operand was
+                            * evaluated first, because it needs the deeper stack */
+  PORTA_PROGRAM_KIND_COUNT
+} porta_program_kind;
+typedef struct porta_program_op {
+  int32_t kind;       /* porta_program_kind */
+  int32_t arg;        /* INPUT: input index; UNARY: porta_unary_op; BINARY(_REV): porta_binary_op */
+  porta_scalar value; /* SCALAR only */
+} porta_program_op;
+
 typedef struct porta_backend_v1 {
   uint32_t abi_version;   /* PORTA_ABI_VERSION */
   uint32_t struct_size;   /* sizeof(porta_backend_v1) as the plugin was built */
@@ -334,6 +356,16 @@ typedef struct porta_backend_v1 {
   /* ncclGroupStart (begin != 0) / ncclGroupEnd: the collectives between them (of one thread, on
    * several communicators, or a SEND with its RECV) are issued together. */
   porta_status (*coll_group)(int begin);
+
+  /* ---- issue 16: fused expressions ---- */
+  /* y[i] = the value the program ops[0..nops) leaves for element i, for i in [0, n): every op is
+   * the one of unary / binary (porta/detail/ops.hpp, each result rounded to dt, no contraction), so
+   * y has the bits of the same ops run one map at a time. inputs: ninputs contiguous arrays of n
+   * elements of dt (device memory); y contiguous, may be one of the inputs but not overlap one
+   * otherwise. nops in 1..PORTA_PROGRAM_MAX_OPS, ninputs in 0..PORTA_PROGRAM_MAX_INPUTS, the stack
+   * never deeper than PORTA_PROGRAM_MAX_STACK. */
+  porta_status (*map_program)(int dev, porta_dtype dt, int64_t n, const porta_program_op* ops, int32_t nops,
+                              const void* const* inputs, int32_t ninputs, void* y, porta_stream s);
 
   /* ---- issue 16: run-time compiled kernels ---- */
   /* What a compiled kernel depends on, for the front end's cache key (len bytes, always

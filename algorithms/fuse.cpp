@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Front end of fused expressions (porta/fuse.hpp, issue 16): checks an expression's leaves and
+// program, then runs it through the backend's map_program entry in one pass.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/common.hpp"
+#include "algorithms/strided.hpp"
+#include "porta/fuse.hpp"
+
+namespace porta::detail {
+namespace {
+
+std::string input_name(std::int32_t k) {
+  return "input " + std::to_string(k);
+}
+
+// The leaves: valid, on one device, of one shape (no broadcasting); the program: within the
+// backend's limits. Returns the device.
+template <class T>
+Device check_fused(const char* fn, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
+                   std::int32_t nleaves) {
+  for (std::int32_t k = 0; k < nleaves; ++k)
+    if (!leaves[k]->valid())
+      throw_invalid(fn, ("the array of " + input_name(k) + " was moved from (or default-constructed)").c_str());
+  const Array<T>& first = *leaves[0];
+  for (std::int32_t k = 1; k < nleaves; ++k) {
+    const Array<T>& a = *leaves[k];
+    if (a.device() != first.device())
+      throw DeviceMismatch(std::string(fn) + ": arrays are on different devices (input 0 on " +
+                           first.device().to_string() + ", " + input_name(k) + " on " + a.device().to_string() + ")");
+    if (a.shape() != first.shape())
+      throw_invalid(fn, ("shapes differ (input 0 is " + first.shape().to_string() + ", " + input_name(k) + " is " +
+                         a.shape().to_string() +
+                         "): a fused expression does not broadcast; broadcast with the eager operators first")
+                            .c_str());
+  }
+  if (nops > PORTA_PROGRAM_MAX_OPS)
+    throw_invalid(
+        fn, ("the expression has " + std::to_string(nops) + " ops; at most " + std::to_string(PORTA_PROGRAM_MAX_OPS) +
+             " run in one pass: evaluate a part of it first (.eval() or an Array)")
+                .c_str());
+  if (nleaves > PORTA_PROGRAM_MAX_INPUTS)
+    throw_invalid(fn, ("the expression reads " + std::to_string(nleaves) + " arrays; at most " +
+                       std::to_string(PORTA_PROGRAM_MAX_INPUTS) +
+                       " in one pass: evaluate a part of it first (.eval() or an Array)")
+                          .c_str());
+  const int most = Expr<T>::depth(std::vector<porta_program_op>(ops, ops + nops));
+  if (most > PORTA_PROGRAM_MAX_STACK)
+    throw_invalid(fn, ("the expression nests " + std::to_string(most) + " pending values; at most " +
+                       std::to_string(PORTA_PROGRAM_MAX_STACK) + ": evaluate a part of it first (.eval() or an Array)")
+                          .c_str());
+  return first.device();
+}
+
+// out (contiguous, the leaves' shape, no overlap with a leaf other than being that very leaf) = the
+// program over the leaves, strided leaves compacted first.
+template <class T>
+void fused_run(const Call& c, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
+               std::int32_t nleaves, Array<T>& out, const Stream& stream) {
+  if (out.size() == 0) return;
+  std::vector<Array<T>> hold(static_cast<std::size_t>(nleaves));
+  const void* inputs[PORTA_PROGRAM_MAX_INPUTS] = {};
+  for (std::int32_t k = 0; k < nleaves; ++k)
+    inputs[k] = contiguous_input(*leaves[k], hold[static_cast<std::size_t>(k)], stream).data();
+  c.check(c.t().map_program(c.dev(), dtype_of<T>(), out.size(), ops, nops, inputs, nleaves, out.data(), c.stream));
+}
+
+}  // namespace
+
+template <class T>
+Array<T> fused_new(const char* fn, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
+                   std::int32_t nleaves, const Stream& stream) {
+  const Device dev = check_fused(fn, ops, nops, leaves, nleaves);
+  const Call c = make_call(fn, dev, stream);
+  Array<T> out = new_output<T>(fn, leaves[0]->shape(), dev, stream);
+  fused_run(c, ops, nops, leaves, nleaves, out, stream);
+  return out;
+}
+
+template <class T>
+void fused_into(const char* fn, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
+                std::int32_t nleaves, Array<T>& out, const Stream& stream) {
+  if (!out.valid()) throw_invalid(fn, "the array out was moved from (or default-constructed)");
+  const Device dev = check_fused(fn, ops, nops, leaves, nleaves);
+  if (out.device() != dev)
+    throw DeviceMismatch(std::string(fn) + ": arrays are on different devices (input 0 on " + dev.to_string() +
+                         ", out on " + out.device().to_string() + ")");
+  if (out.shape() != leaves[0]->shape())
+    throw_invalid(fn, ("out is " + out.shape().to_string() + ", expected " + leaves[0]->shape().to_string() +
+                       " (the shape of the expression's arrays)")
+                          .c_str());
+  const Call c = make_call(fn, dev, stream);
+  bool direct = out.is_contiguous();
+  for (std::int32_t k = 0; k < nleaves && direct; ++k) direct = !overlaps_not_identical(out, *leaves[k]);
+  if (direct) return fused_run(c, ops, nops, leaves, nleaves, out, stream);
+  Array<T> tmp = new_output<T>(fn, out.shape(), dev, stream);
+  fused_run(c, ops, nops, leaves, nleaves, tmp, stream);
+  out.assign(tmp, stream);
+}
+
+#define PORTA_INSTANTIATE_FUSED(T)                                                                           \
+  template Array<T> fused_new<T>(const char*, const porta_program_op*, std::int32_t, const Array<T>* const*, \
+                                 std::int32_t, const Stream&);                                               \
+  template void fused_into<T>(const char*, const porta_program_op*, std::int32_t, const Array<T>* const*,    \
+                              std::int32_t, Array<T>&, const Stream&);
+PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_FUSED)
+
+}  // namespace porta::detail

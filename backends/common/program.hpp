@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// map_program (issue 16, fused expressions), shared by the CPU backend and the GPU kernels: the
+// argument check every backend runs (same calls rejected with the same messages), and the one
+// switch from a program op's porta_unary_op / porta_binary_op to its functor of
+// porta/detail/ops.hpp, usable on host and device. The switches have no default arm: the backends
+// compile with -Werror=switch, so a new op that is not mapped here stops the build.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/common/backend_error.hpp"
+#include "porta/abi/backend_v1.h"
+#include "porta/detail/config.hpp"
+#include "porta/detail/ops.hpp"
+
+namespace porta::detail::backend {
+
+// f(functor) for a unary op; false for an op outside the enum (the check refused those already).
+template <class F>
+PORTA_HOST_DEVICE inline bool with_program_unary(std::int32_t op, F&& f) {
+  switch (static_cast<porta_unary_op>(op)) {
+    case PORTA_UNARY_NEG:
+      return f(NegOp{}), true;
+    case PORTA_UNARY_ABS:
+      return f(AbsOp{}), true;
+    case PORTA_UNARY_SQRT:
+      return f(SqrtOp{}), true;
+    case PORTA_UNARY_EXP:
+      return f(ExpOp{}), true;
+    case PORTA_UNARY_LOG:
+      return f(LogOp{}), true;
+    case PORTA_UNARY_SIN:
+      return f(SinOp{}), true;
+    case PORTA_UNARY_COS:
+      return f(CosOp{}), true;
+    case PORTA_UNARY_TANH:
+      return f(TanhOp{}), true;
+    case PORTA_UNARY_RELU:
+      return f(ReluOp{}), true;
+    case PORTA_UNARY_SIGMOID:
+      return f(SigmoidOp{}), true;
+    case PORTA_UNARY_SQUARE:
+      return f(SquareOp{}), true;
+    case PORTA_UNARY_COUNT:
+      break;
+  }
+  return false;
+}
+
+template <class F>
+PORTA_HOST_DEVICE inline bool with_program_binary(std::int32_t op, F&& f) {
+  switch (static_cast<porta_binary_op>(op)) {
+    case PORTA_BINARY_ADD:
+      return f(AddOp{}), true;
+    case PORTA_BINARY_SUB:
+      return f(SubOp{}), true;
+    case PORTA_BINARY_MUL:
+      return f(MulOp{}), true;
+    case PORTA_BINARY_DIV:
+      return f(DivOp{}), true;
+    case PORTA_BINARY_MIN:
+      return f(MinimumOp{}), true;
+    case PORTA_BINARY_MAX:
+      return f(MaximumOp{}), true;
+    case PORTA_BINARY_POW:
+      return f(PowOp{}), true;
+    case PORTA_BINARY_RELU_GRAD:
+      return f(ReluGradOp{}), true;
+    case PORTA_BINARY_COUNT:
+      break;
+  }
+  return false;
+}
+
+}  // namespace porta::detail::backend
+
+namespace porta::detail::backend::check {
+
+// The stack depth after each op stays in 1..PORTA_PROGRAM_MAX_STACK and ends at 1; every kind, op
+// and input index is in range. The message names the op's position.
+inline porta_status map_program(const porta_dtype& dt, std::int64_t n, const porta_program_op* ops, std::int32_t nops,
+                                const void* const* inputs, std::int32_t ninputs, const void* y) noexcept {
+  constexpr const char* fn = "map_program";
+  if (!in_range(raw_enum(dt), PORTA_F32, PORTA_I64 + 1))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
+  if (ops == nullptr || nops < 1 || nops > PORTA_PROGRAM_MAX_OPS)
+    return set_error(PORTA_ERR_INVALID, "%s: %d ops (1 to %d, ops not NULL)", fn, static_cast<int>(nops),
+                     PORTA_PROGRAM_MAX_OPS);
+  if (ninputs < 0 || ninputs > PORTA_PROGRAM_MAX_INPUTS || (ninputs > 0 && inputs == nullptr))
+    return set_error(PORTA_ERR_INVALID, "%s: %d inputs (0 to %d, inputs not NULL)", fn, static_cast<int>(ninputs),
+                     PORTA_PROGRAM_MAX_INPUTS);
+  if (n > 0) {
+    if (y == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL array y", fn);
+    for (std::int32_t k = 0; k < ninputs; ++k)
+      if (inputs[k] == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL input %d", fn, static_cast<int>(k));
+  }
+  int depth = 0;
+  for (std::int32_t k = 0; k < nops; ++k) {
+    const porta_program_op& op = ops[k];
+    switch (op.kind) {
+      case PORTA_PROGRAM_INPUT:
+        if (op.arg < 0 || op.arg >= ninputs)
+          return set_error(PORTA_ERR_INVALID, "%s: op %d loads input %d of %d", fn, static_cast<int>(k),
+                           static_cast<int>(op.arg), static_cast<int>(ninputs));
+        ++depth;
+        break;
+      case PORTA_PROGRAM_SCALAR:
+        ++depth;
+        break;
+      case PORTA_PROGRAM_UNARY:
+        if (!in_range(op.arg, 0, PORTA_UNARY_COUNT))
+          return set_error(PORTA_ERR_INVALID, "%s: op %d: unknown unary op %d", fn, static_cast<int>(k),
+                           static_cast<int>(op.arg));
+        if (depth < 1)
+          return set_error(PORTA_ERR_INVALID, "%s: op %d: unary op on an empty stack", fn, static_cast<int>(k));
+        break;
+      case PORTA_PROGRAM_BINARY:
+      case PORTA_PROGRAM_BINARY_REV:
+        if (!in_range(op.arg, 0, PORTA_BINARY_COUNT))
+          return set_error(PORTA_ERR_INVALID, "%s: op %d: unknown binary op %d", fn, static_cast<int>(k),
+                           static_cast<int>(op.arg));
+        if (depth < 2)
+          return set_error(PORTA_ERR_INVALID, "%s: op %d: binary op on a stack of %d", fn, static_cast<int>(k), depth);
+        --depth;
+        break;
+      default:
+        return set_error(PORTA_ERR_INVALID, "%s: op %d: unknown kind %d", fn, static_cast<int>(k),
+                         static_cast<int>(op.kind));
+    }
+    if (depth > PORTA_PROGRAM_MAX_STACK)
+      return set_error(PORTA_ERR_INVALID, "%s: op %d: stack deeper than %d", fn, static_cast<int>(k),
+                       PORTA_PROGRAM_MAX_STACK);
+  }
+  if (depth != 1) return set_error(PORTA_ERR_INVALID, "%s: the program leaves %d values, not 1", fn, depth);
+  return PORTA_OK;
+}
+
+}  // namespace porta::detail::backend::check

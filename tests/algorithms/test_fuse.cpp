@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused expressions (porta/fuse.hpp, issue 16): one pass through map_program must give the eager
+// chain's bits for every op and dtype on every device, and bad expressions typed errors.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "porta/fuse.hpp"
+#include "support/support.hpp"
+
+using porta::Array;
+using porta::Device;
+using porta::Expr;
+using porta::Shape;
+
+#define PORTA_TEST_TYPES float, double, std::int32_t, std::int64_t
+
+namespace {
+
+template <class T>
+void require_same_bits(const std::vector<T>& got, const std::vector<T>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (porta_test::same_bits(got[i], want[i])) continue;
+    // NaN payloads may differ between two kernels: any NaN for a NaN.
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    }
+    FAIL("element " << i << ": fused " << porta_test::show(got[i]) << ", eager " << porta_test::show(want[i]));
+  }
+}
+
+// Inputs that suit every op: positive for sqrt/log/pow bases, small for exp and integer pow.
+template <class T>
+std::vector<T> moderate(porta_test::Rng& rng, std::int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return porta_test::uniform<T>(rng, n, T(0.25), T(3));
+  } else {
+    return porta_test::uniform<T>(rng, n, T(-9), T(9));
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("fused: every unary op gives the eager op's bits", "[fuse][map]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {1, 7, 1000, 100003}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const Array<T> xa = Array<T>::from(moderate<T>(rng, n), dev);
+    const auto x = porta::lazy(xa);
+    const auto check = [&](const char* name, Array<T> fused, const Array<T>& eager) {
+      INFO("op " << name);
+      require_same_bits(fused.to_vector(), eager.to_vector());
+    };
+    // Each op after a binary one, so that the value it reads came out of the interpreter's stack.
+    const Array<T> base = xa + xa;
+    check("neg", -(x + x), -base);
+    check("abs", porta::abs(x - x * T(2)), porta::abs(xa - xa * T(2)));
+    check("sqrt", porta::sqrt(x + x), porta::sqrt(base));
+    check("exp", porta::exp(x + x), porta::exp(base));
+    check("log", porta::log(x + x), porta::log(base));
+    check("sin", porta::sin(x + x), porta::sin(base));
+    check("cos", porta::cos(x + x), porta::cos(base));
+    check("tanh", porta::tanh(x + x), porta::tanh(base));
+    check("relu", porta::relu(x - T(1)), porta::relu(xa - T(1)));
+    check("sigmoid", porta::sigmoid(x + x), porta::sigmoid(base));
+    check("square", porta::square(x + x), porta::square(base));
+    check("neg()", porta::neg(x), porta::neg(xa));
+  }
+}
+
+TEMPLATE_TEST_CASE("fused: every binary op, with arrays and scalars on either side", "[fuse][map]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {1, 5, 1000, 100003}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const Array<T> aa = Array<T>::from(moderate<T>(rng, n), dev);
+    const Array<T> ba = Array<T>::from(moderate<T>(rng, n), dev);
+    const auto a = porta::lazy(aa), b = porta::lazy(ba);
+    const auto check = [&](const char* name, Array<T> fused, const Array<T>& eager) {
+      INFO("op " << name);
+      require_same_bits(fused.to_vector(), eager.to_vector());
+    };
+    check("a + b", a + b, aa + ba);
+    check("a - b", a - b, aa - ba);
+    check("a * b", a * b, aa * ba);
+    check("a / b", a / b, aa / ba);  // integer division by zero is 0 on both paths
+    check("minimum", porta::minimum(a, b), porta::minimum(aa, ba));
+    check("maximum", porta::maximum(a, b), porta::maximum(aa, ba));
+    check("pow", porta::pow(a, T(3)), porta::pow(aa, T(3)));
+    check("pow arrays", porta::pow(a, porta::abs(b)), porta::pow(aa, porta::abs(ba)));
+    // An Array operand on either side, a scalar on either side.
+    check("expr + array", a * b + aa, aa * ba + aa);
+    check("array - expr", ba - a * b, ba - aa * ba);
+    check("3 - expr", 3 - a, 3 - aa);
+    check("expr / 2", a / 2, aa / 2);
+    check("minimum(array, expr)", porta::minimum(ba, a + 1), porta::minimum(ba, aa + 1));
+    // A temporary Array operand: owned by the expression.
+    check("expr * temporary", a * porta::abs(ba), aa * porta::abs(ba));
+    check("lazy(temporary)", porta::lazy(aa + ba) * 2, (aa + ba) * 2);
+  }
+}
+
+TEMPLATE_TEST_CASE("fused: scalars of other types convert as the eager operators do", "[fuse][map]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const Array<T> xa = Array<T>::from(moderate<T>(rng, 1001), dev);
+  const auto x = porta::lazy(xa);
+  require_same_bits(Array<T>(x * 2 + 1).to_vector(), (xa * 2 + 1).to_vector());
+  require_same_bits(Array<T>(x * 3L - short(2)).to_vector(), (xa * 3L - short(2)).to_vector());
+  if constexpr (std::is_floating_point_v<T>) {
+    // A double scalar with float arrays is rounded to float first, as x * 0.1 does eagerly.
+    require_same_bits(Array<T>(x * 0.1 + 0.3f).to_vector(), (xa * 0.1 + 0.3f).to_vector());
+  } else {
+    // An integer that the dtype cannot hold: the eager operators' InvalidArgument.
+    REQUIRE_THROWS_AS(x + (static_cast<unsigned long long>(std::numeric_limits<T>::max()) * 2 + 1),
+                      porta::InvalidArgument);
+  }
+}
+
+TEST_CASE("fused: issue 16's chain and Black-Scholes give the eager bits", "[fuse][map]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t n = 1 << 18;
+  {
+    const auto xa = Array<float>::from(porta_test::uniform<float>(rng, n, -4.0f, 4.0f), dev);
+    const auto ya = Array<float>::from(porta_test::uniform<float>(rng, n, -4.0f, 4.0f), dev);
+    const auto x = porta::lazy(xa), y = porta::lazy(ya);
+    porta_test::poison_pool<float>(n, dev);
+    const Array<float> fused = porta::sin(x) * porta::cos(y) + x * y;
+    const Array<float> eager = porta::sin(xa) * porta::cos(ya) + xa * ya;
+    require_same_bits(fused.to_vector(), eager.to_vector());
+    // Against a double reference: each op rounds once to float, so a few ulps of the magnitudes.
+    const auto hx = xa.to_vector(), hy = ya.to_vector(), hf = fused.to_vector();
+    for (std::size_t i = 0; i < hf.size(); i += 997) {
+      const double r = std::sin(double(hx[i])) * std::cos(double(hy[i])) + double(hx[i]) * double(hy[i]);
+      REQUIRE(std::fabs(double(hf[i]) - r) <= 1e-5 * (1.0 + std::fabs(double(hx[i]) * double(hy[i]))));
+    }
+    // The reduction of the expression: porta::sum of the eager array, bit for bit.
+    REQUIRE(porta_test::same_bits(porta::sum(porta::sin(x) * porta::cos(y) + x * y), porta::sum(eager)));
+  }
+  {
+    // Black-Scholes call price, with the normal CDF as 0.5 * (1 + tanh(0.7978845608 * (d + 0.044715 d^3))).
+    const auto sa = Array<double>::from(porta_test::uniform<double>(rng, n, 10.0, 100.0), dev);
+    const auto ka = Array<double>::from(porta_test::uniform<double>(rng, n, 10.0, 100.0), dev);
+    const auto ta = Array<double>::from(porta_test::uniform<double>(rng, n, 0.25, 2.0), dev);
+    const double r = 0.02, v = 0.3;
+    const auto S = porta::lazy(sa), K = porta::lazy(ka), Tm = porta::lazy(ta);
+    // d1 is read four times by the two CDFs: one pass into an array, then the price in one pass.
+    const Array<double> d1a = (porta::log(S / K) + (r + 0.5 * v * v) * Tm) / (v * porta::sqrt(Tm));
+    const auto d1 = porta::lazy(d1a);
+    const auto d2 = d1 - v * porta::sqrt(Tm);
+    const auto cdf = [](const Expr<double>& d) {
+      return 0.5 * (1.0 + porta::tanh(0.7978845608 * (d + 0.044715 * d * d * d)));
+    };
+    const Array<double> fused = S * cdf(d1) - K * porta::exp(-r * Tm) * cdf(d2);
+    const auto ed1 = (porta::log(sa / ka) + (r + 0.5 * v * v) * ta) / (v * porta::sqrt(ta));
+    const auto ed2 = ed1 - v * porta::sqrt(ta);
+    const auto ecdf = [](const Array<double>& d) {
+      return 0.5 * (1.0 + porta::tanh(0.7978845608 * (d + 0.044715 * d * d * d)));
+    };
+    const Array<double> eager = sa * ecdf(ed1) - ka * porta::exp(-r * ta) * ecdf(ed2);
+    require_same_bits(fused.to_vector(), eager.to_vector());
+  }
+}
+
+TEMPLATE_TEST_CASE("fused: assignment, evaluate, eval and in place", "[fuse][map]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t n = 4099;
+  Array<T> xa = Array<T>::from(moderate<T>(rng, n), dev);
+  const Array<T> ya = Array<T>::from(moderate<T>(rng, n), dev);
+  const auto want = (xa * ya + xa).to_vector();
+  const auto x = porta::lazy(xa), y = porta::lazy(ya);
+  auto out = porta_test::poisoned<T>(Shape{n}, dev);
+  out.assign(x * y + x);
+  require_same_bits(out.to_vector(), want);
+  auto out2 = porta_test::poisoned<T>(Shape{n}, dev);
+  porta::evaluate(x * y + x, out2);
+  require_same_bits(out2.to_vector(), want);
+  require_same_bits((x * y + x).eval().to_vector(), want);
+  // Into a leaf itself (elementwise in place): xa = xa * ya + xa.
+  xa.assign(x * y + x);
+  require_same_bits(xa.to_vector(), want);
+  // Expressions read their arrays when evaluated, not when built.
+  const auto later = x * 2;
+  porta::fill(xa, T(1));
+  require_same_bits(Array<T>(later).to_vector(), std::vector<T>(static_cast<std::size_t>(n), T(2)));
+}
+
+TEMPLATE_TEST_CASE("fused: strided views as leaves and as the output", "[fuse][map][views]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const Array<T> m = Array<T>::from(moderate<T>(rng, 37 * 41), Shape{37, 41}, dev);
+  const Array<T> w = Array<T>::from(moderate<T>(rng, 37), dev);
+  // A column (stride 41) as a leaf: compacted first, same bits.
+  const Array<T> col = m.col(3);
+  const auto e = porta::lazy(col) * porta::lazy(w) - T(1);
+  require_same_bits(Array<T>(e).to_vector(), (col * w - T(1)).to_vector());
+  // Into a column of another matrix: the rest untouched.
+  Array<T> target = porta_test::poisoned<T>(Shape{37, 41}, dev);
+  porta::evaluate(e, target.col(5));
+  require_same_bits(target.col(5).contiguous().to_vector(), (col * w - T(1)).to_vector());
+  const auto h = target.to_vector();
+  REQUIRE(porta_test::is_poison(h[4]));
+  // A 2-D expression keeps its shape.
+  const auto mm = porta::lazy(m);
+  const Array<T> sq = mm * mm;
+  REQUIRE(sq.shape() == m.shape());
+  require_same_bits(sq.to_vector(), (m * m).to_vector());
+}
+
+TEMPLATE_TEST_CASE("fused: empty arrays and one element", "[fuse][map]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  const Array<T> e = porta::empty<T>(Shape{0}, dev);
+  const Array<T> r = porta::lazy(e) * 2 + porta::lazy(e);
+  REQUIRE(r.size() == 0);
+  REQUIRE(r.device() == dev);
+  REQUIRE(porta::sum(porta::lazy(e) + 1) == T(0));
+  const Array<T> one = porta::full<T>(Shape{1}, T(3), dev);
+  REQUIRE(Array<T>(porta::lazy(one) * porta::lazy(one) - 1).to_vector() == std::vector<T>{T(8)});
+}
+
+TEST_CASE("fused: NaN and signed zero pass through as in the eager ops", "[fuse][map]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const auto xa = Array<float>::from(std::vector<float>{-0.0f, 0.0f, nan, inf, -inf, 1.0f, -1.0f}, dev);
+  const auto ya = Array<float>::from(std::vector<float>{0.0f, -0.0f, 1.0f, nan, 2.0f, -0.0f, inf}, dev);
+  const auto x = porta::lazy(xa), y = porta::lazy(ya);
+  require_same_bits(Array<float>(porta::maximum(x, y) * -1.0f).to_vector(),
+                    (porta::maximum(xa, ya) * -1.0f).to_vector());
+  require_same_bits(Array<float>(porta::minimum(x, y) + x / y).to_vector(),
+                    (porta::minimum(xa, ya) + xa / ya).to_vector());
+  require_same_bits(Array<float>(porta::relu(x) - y).to_vector(), (porta::relu(xa) - ya).to_vector());
+}
+
+TEST_CASE("fused: bad expressions are typed errors naming the inputs", "[fuse][map][errors]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const auto a = porta::full<float>(Shape{4}, 1.0f, dev);
+  const auto b = porta::full<float>(Shape{5}, 1.0f, dev);
+  // Shapes differ: no broadcasting, and the message says so.
+  REQUIRE_THROWS_WITH(
+      Array<float>(porta::lazy(a) + porta::lazy(b)),
+      Catch::Contains("shapes differ (input 0 is 4, input 1 is 5)") && Catch::Contains("does not broadcast"));
+  // Too long a program: 65 ops.
+  auto e = porta::lazy(a);
+  for (int i = 0; i < 32; ++i) e = e + 1.0f;
+  REQUIRE(e.ops().size() == 65);
+  REQUIRE_THROWS_WITH(e.eval(), Catch::Contains("porta::Expr::eval") && Catch::Contains("65 ops; at most 64"));
+  // Too many arrays: 9 distinct leaves.
+  std::vector<Array<float>> many;
+  for (int i = 0; i < 9; ++i) many.push_back(porta::full<float>(Shape{4}, float(i), dev));
+  auto m = porta::lazy(many[0]);
+  for (int i = 1; i < 9; ++i) m = m + many[static_cast<std::size_t>(i)];
+  REQUIRE_THROWS_WITH(m.eval(), Catch::Contains("reads 9 arrays; at most 8"));
+  // The same array twice is one input.
+  auto twice = porta::lazy(a);
+  for (int i = 0; i < 9; ++i) twice = twice + a;
+  REQUIRE(Array<float>(twice).to_vector() == std::vector<float>(4, 10.0f));
+  // Chains leaning either way: the deeper operand is evaluated first (BINARY_REV for a right-leaning
+  // one), so neither keeps more than two values pending.
+  auto left = porta::lazy(a);
+  for (int i = 0; i < 20; ++i) left = left - a;
+  REQUIRE(Expr<float>::depth(left.ops()) == 2);
+  REQUIRE(Array<float>(left).to_vector() == std::vector<float>(4, -19.0f));
+  auto right = porta::lazy(a) * 3.0f;
+  for (int i = 0; i < 20; ++i) right = 2.0f - right;  // 3, -1, 3, -1, ...
+  REQUIRE(Expr<float>::depth(right.ops()) == 2);
+  REQUIRE(Array<float>(right).to_vector() == std::vector<float>(4, 3.0f));
+  // A moved-from array in an expression.
+  auto c = porta::full<float>(Shape{4}, 1.0f, dev);
+  const auto ec = porta::lazy(a) + porta::lazy(c);
+  Array<float> moved = std::move(c);
+  REQUIRE_THROWS_AS(ec.eval(), porta::InvalidArgument);
+  REQUIRE_THROWS_WITH(ec.eval(), Catch::Contains("input 1 was moved from"));
+  // The output's shape.
+  auto out = porta::full<float>(Shape{5}, 0.0f, dev);
+  REQUIRE_THROWS_WITH(porta::evaluate(porta::lazy(a) * 2.0f, out),
+                      Catch::Contains("porta::evaluate") && Catch::Contains("out is 5, expected 4"));
+  // Arrays on two devices.
+  if (auto other = porta_test::other_device(dev)) {
+    const auto d = porta::full<float>(Shape{4}, 1.0f, *other);
+    REQUIRE_THROWS_AS(Array<float>(porta::lazy(a) + porta::lazy(d)), porta::DeviceMismatch);
+  }
+}
