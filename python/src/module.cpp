@@ -973,6 +973,8 @@ py::dict info() {
     d["library"] = b.library;
     d["build_info"] = b.build_info;
     d["reason"] = b.reason;
+    d["collectives"] = b.collectives;  // NCCL / RCCL loaded by the GPU plugin, as porta-info --json
+    d["collectives_info"] = b.collectives_info;
     backends.append(d);
   }
   r["backends"] = backends;
