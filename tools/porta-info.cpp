@@ -19,6 +19,7 @@
 #include "distributed/engine.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/porta.hpp"
+#include "porta/rtc.hpp"
 
 namespace {
 
@@ -128,6 +129,27 @@ struct Transport {
   porta::detail::dist::MpiStatus s;
 };
 
+// Run-time compiled kernels (porta/rtc.hpp) of a backend: its compiler and target, or why not.
+struct Rtc {
+  bool available = false;
+  std::string text;
+};
+
+Rtc rtc_status(const porta::BackendStatus& b) {
+  Rtc r;
+  if (!b.loaded || b.device_count == 0) {
+    r.text = b.reason.empty() ? std::string("the backend has no device") : b.reason;
+    return r;
+  }
+  try {
+    r.text = porta::rtc::compiler_info(porta::Device(b.type, 0));
+    r.available = true;
+  } catch (const std::exception& e) {
+    r.text = e.what();
+  }
+  return r;
+}
+
 struct Report {
   std::string version;
   std::string build;
@@ -137,6 +159,7 @@ struct Report {
   std::optional<porta::Device> default_device;
   std::string default_error;  // why default_device() failed
   std::vector<Transport> transports;
+  std::vector<Rtc> rtc;  // one per backend, in backends' order
 };
 
 Report collect() {
@@ -144,6 +167,7 @@ Report collect() {
   r.version = version();
   r.build = porta::build_info();
   r.backends = porta::backend_status();
+  for (const porta::BackendStatus& b : r.backends) r.rtc.push_back(rtc_status(b));
   for (const porta::Device& d : porta::devices()) {
     DeviceReport dr;
     dr.info.device = d;
@@ -190,6 +214,10 @@ void print_text(const Report& r) {
         o << "  " << porta::to_string(b.type) << ": " << (b.collectives ? "loaded " : "unavailable: ")
           << b.collectives_info << "\n";
   }
+  o << "\nRun-time kernels (porta/rtc.hpp)\n";
+  for (std::size_t k = 0; k < r.backends.size(); ++k)
+    o << "  " << porta::to_string(r.backends[k].type) << ": " << (r.rtc[k].available ? "" : "unavailable: ")
+      << r.rtc[k].text << "\n";
   o << "\nDevices\n";
   for (const DeviceReport& d : r.devices) {
     const porta::DeviceInfo& i = d.info;
@@ -248,7 +276,7 @@ void print_json(const Report& r) {
       << ", \"device_count\": " << s.device_count << ", \"library\": " << json_string(s.library)
       << ", \"build_info\": " << json_string(s.build_info) << ", \"reason\": " << json_string(s.reason)
       << ", \"collectives\": " << b(s.collectives) << ", \"collectives_info\": " << json_string(s.collectives_info)
-      << "}";
+      << ", \"rtc\": " << b(r.rtc[k].available) << ", \"rtc_info\": " << json_string(r.rtc[k].text) << "}";
   }
   o << "\n  ],\n  \"devices\": [";
   for (std::size_t k = 0; k < r.devices.size(); ++k) {
