@@ -88,17 +88,16 @@ __device__ __forceinline__ Pack<T, V> run_program(const porta_program_op* ops, i
   return acc;
 }
 
+static_assert(kBlockThreads >= PORTA_PROGRAM_MAX_OPS, "program_kernel copies one op per thread");
+
 // Elements [0, nvec * V) as V-wide vectors (Vectorised: every pointer 16-byte aligned), the rest
 // one by one. y may be one of the inputs: each element is read and written by one thread.
 template <class T, int V, int NIn, int NSt>
 __global__ void __launch_bounds__(kBlockThreads)
     program_kernel(const ProgramArgs<T> p, std::int64_t n, std::int64_t nvec, T* y) {
   __shared__ porta_program_op ops[PORTA_PROGRAM_MAX_OPS];
-  if (threadIdx.x < PORTA_PROGRAM_MAX_OPS) {
-#pragma unroll
-    for (int k = 0; k < PORTA_PROGRAM_MAX_OPS; ++k)  // constant indices: the parameters stay in their bank
-      if (static_cast<int>(threadIdx.x) == k) ops[k] = p.ops[k];
-  }
+  // One op per thread (a computed index into the parameters is a constant-bank load, no copy).
+  if (static_cast<int>(threadIdx.x) < p.nops) ops[threadIdx.x] = p.ops[threadIdx.x];
   __syncthreads();
   const int nops = p.nops;
   const std::int64_t tid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
