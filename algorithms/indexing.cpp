@@ -55,20 +55,17 @@ Mask compare_scalar(porta_compare_op op, const char* fn, const Array<T>& a, T va
   return out;
 }
 
-// The indices' range [lo, hi], read back to the host in one copy (synchronises the stream).
+// The indices' range [lo, hi], read back to the host together (synchronises the stream).
 void index_range(const Call& c, const Array<std::int64_t>& idx, std::int64_t* lo, std::int64_t* hi) {
-  struct Scratch {
-    const Call& c;
-    void* p;
-    ~Scratch() { device_free(c.device, p, c.stream); }
-  } s{c, device_alloc(c.device, 2 * sizeof(std::int64_t), c.stream, c.fn)};
-  auto* r = static_cast<std::int64_t*>(s.p);
-  c.check(c.t().reduce(c.dev(), PORTA_REDUCE_MIN, PORTA_I64, 1, idx.size(), 1, idx.data(), r, c.stream));
-  c.check(c.t().reduce(c.dev(), PORTA_REDUCE_MAX, PORTA_I64, 1, idx.size(), 1, idx.data(), r + 1, c.stream));
-  std::int64_t both[2] = {0, 0};
-  copy_small_to_host(c.device, s.p, both, sizeof both, c.stream);
-  *lo = both[0];
-  *hi = both[1];
+  struct Range {
+    std::int64_t v[2];
+  };
+  const Range r = read_device_scalar<Range>(c, [&](Range* y) {
+    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_MIN, PORTA_I64, 1, idx.size(), 1, idx.data(), y->v, c.stream));
+    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_MAX, PORTA_I64, 1, idx.size(), 1, idx.data(), y->v + 1, c.stream));
+  });
+  *lo = r.v[0];
+  *hi = r.v[1];
 }
 
 // x's shape with `axis` replaced by the indices' shape, and x seen as [outer, n, inner].
