@@ -52,6 +52,7 @@ struct QueuedP2P {
   void* recv;
   std::int64_t n;
   int peer;
+  int tag;
   porta_stream stream;
   Device device;
 };
@@ -203,6 +204,10 @@ void flush_queued(const CommState& st) {
     q.swap(st.queued);
   }
   if (q.empty()) return;
+  // NCCL pairs a peer's sends and receives by their order alone. Both sides issue them sorted by
+  // tag (stably), so the k-th message of a tag meets the k-th receive of that tag: MPI's matching,
+  // for the transfers of one group.
+  std::stable_sort(q.begin(), q.end(), [](const QueuedP2P& a, const QueuedP2P& b) { return a.tag < b.tag; });
   const porta_backend_v1& t = *q.front().table;
   check(t.coll_group(1), "porta::distributed::Request::wait", q.front().device);
   porta_status first_error = PORTA_OK;
@@ -341,8 +346,8 @@ std::shared_ptr<RequestState> point_to_point(const CommState& st, porta_coll_kin
   if (plan.route == Route::device) {
     {
       std::lock_guard<std::mutex> lock(st.m);
-      st.queued.push_back(
-          QueuedP2P{plan.comm, plan.table, k, dt, is_send ? buf : nullptr, is_send ? nullptr : buf, n, peer, s, dev});
+      st.queued.push_back(QueuedP2P{plan.comm, plan.table, k, dt, is_send ? buf : nullptr, is_send ? nullptr : buf, n,
+                                    peer, tag, s, dev});
     }
     const CommState* sp = &st;
     r->finish = [sp] { flush_queued(*sp); };

@@ -124,9 +124,11 @@ class Communicator {
   void reduce_scatter(const Array<T>& send, Array<T>& recv, Op op = Op::sum, const Stream& stream = Stream()) const;
 
   // Non-blocking point to point. Tags 0..32766 (32767 is porta's own); messages between two ranks
-  // with one tag arrive in the order sent. Over NCCL/RCCL tags are not matched (order only) and the
-  // transfers start at the first wait() of any request of this communicator, all in one group, so
-  // that pairs of sends and receives cannot deadlock. The array must stay alive until wait().
+  // with one tag arrive in the order sent. Over NCCL/RCCL the transfers start at the first wait()
+  // of any request of this communicator, all in one group (so that pairs of sends and receives
+  // cannot deadlock), issued in tag order on both sides: tags match as in MPI for the transfers of
+  // one group; a receive must be posted before the wait() that starts its message's group ends.
+  // The array must stay alive until wait().
   //   auto rs = std::vector<porta::distributed::Request>{};
   //   rs.push_back(comm.isend(top_row, up));  rs.push_back(comm.irecv(halo_row, up));
   //   porta::distributed::wait_all(rs);
