@@ -393,12 +393,14 @@ std::string cache_dir() {
 
 std::string compiler_info(Device device) {
   const porta_backend_v1& t = porta::detail::backend_for(device, "porta::rtc::compiler_info");
+  porta::detail::check(t.rtc_info(device.index, nullptr, 0), "porta::rtc::compiler_info", device);
   return backend_key(t, device.index, device);
 }
 
 std::string unavailable_reason(Device device) {
   try {
-    (void)compiler_info(device);
+    const porta_backend_v1& t = porta::detail::backend_for(device, "porta::rtc");
+    porta::detail::check(t.rtc_info(device.index, nullptr, 0), "porta::rtc", device);
     return std::string();
   } catch (const Error& e) {
     return e.what();

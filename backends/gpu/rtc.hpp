@@ -92,16 +92,29 @@ struct Rtc {
     return s;
   }
 
+  // key == NULL: loads the compiler and says whether it works. Otherwise the cache key, without
+  // loading the compiler (dlopen of NVRTC alone costs about 90 ms, which a process whose kernels are
+  // all in the disk cache must not pay): the library the plugin would load, the runtime version,
+  // the target and the options. A cached kernel then runs where the compiler is not installed.
   static porta_status rtc_info(int dev, char* key, size_t len) noexcept try {
     constexpr const char* fn = "rtc_info";
     copy_text(std::string(), key, len);
     DeviceGuard<Api> guard;
     if (porta_status st = P::enter(guard, dev, fn); st != PORTA_OK) return st;
-    const RtcLibrary& lib = rtc_library();
-    if (!lib.ok) return backend::set_error(PORTA_ERR_UNAVAILABLE, "%s: %s", fn, lib.why.c_str());
+    if (key == nullptr) {
+      const RtcLibrary& lib = rtc_library();
+      if (!lib.ok) return backend::set_error(PORTA_ERR_UNAVAILABLE, "%s: %s", fn, lib.why.c_str());
+      return PORTA_OK;
+    }
     const Target* t = nullptr;
     if (porta_status st = target(dev, fn, &t); st != PORTA_OK) return st;
-    copy_text(lib.info + ", " + t->arch + ", " + option_text(V::rtc_options(t->arch)), key, len);
+    int runtime = 0;
+    (void)Api::runtime_version(&runtime);
+    (void)Api::get_last_error();
+    const RtcNames& names = V::rtc_names();
+    copy_text(std::string(names.name) + " (" + names.files.front() + ") with " + Api::kName + " runtime " +
+                  std::to_string(runtime) + ", " + t->arch + ", " + option_text(V::rtc_options(t->arch)),
+              key, len);
     return PORTA_OK;
   } catch (...) {
     return backend::set_error(PORTA_ERR_OOM, "rtc_info: out of host memory");

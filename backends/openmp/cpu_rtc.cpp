@@ -9,7 +9,9 @@
 // treats every backend alike; rtc_load writes them to a temporary file, dlopen()s it and unlinks it
 // (the mapping stays). Libraries are never closed: kernels live until the process exits.
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,12 +111,30 @@ Probe probe(const std::string& cxx) {
 
 }  // namespace
 
+// key == NULL: runs the compiler once (per process and path) to see that it works. Otherwise the
+// cache key without running anything: the compiler's path, its file's size and time (an upgrade
+// changes them), the machine and the flags.
 porta_status rtc_info(int dev, char* key, size_t len) noexcept {
   PORTA_CPU_TRY
   if (porta_status st = check_device(dev, "rtc_info"); st != PORTA_OK) return st;
-  const Probe p = probe(compiler());
-  copy_text(p.ok ? p.text : std::string(), key, len);
-  if (!p.ok) return set_error(PORTA_ERR_UNAVAILABLE, "rtc_info: %s", p.text.c_str());
+  const std::string cxx = compiler();
+  if (key == nullptr) {
+    const Probe p = probe(cxx);
+    if (!p.ok) return set_error(PORTA_ERR_UNAVAILABLE, "rtc_info: %s", p.text.c_str());
+    return PORTA_OK;
+  }
+  std::string id = cxx;
+  char resolved[PATH_MAX];
+  struct stat st {};
+  if (cxx.find('/') != std::string::npos && realpath(cxx.c_str(), resolved) != nullptr && stat(resolved, &st) == 0) {
+    id += std::string(" (") + resolved + ", " + std::to_string(static_cast<long long>(st.st_size)) + " bytes, " +
+          std::to_string(static_cast<long long>(st.st_mtime)) + ")";
+  } else {
+    id = probe(cxx).text;  // a name found through PATH: its --version line
+  }
+  utsname u{};
+  uname(&u);
+  copy_text(id + ", " + u.machine + ", " + flags(), key, len);
   return PORTA_OK;
   PORTA_CPU_CATCH("rtc_info")
 }

@@ -183,9 +183,6 @@ typedef enum porta_coll_kind {
   PORTA_COLL_COUNT
 } porta_coll_kind;
 
-/* ---- issue 16: run-time compiled kernels ---- */
-typedef struct porta_rtc_kernel_s* porta_rtc_kernel; /* a loaded kernel; lives until the process exits */
-
 /* ---- issue 16: fused expressions ---- */
 /* A program of map_program: postfix (a stack machine), evaluated per element. Each op pushes (INPUT,
  * SCALAR) or replaces the top one (UNARY) or two (BINARY, BINARY_REV) values; a valid program ends
@@ -207,6 +204,9 @@ typedef struct porta_program_op {
   int32_t arg;        /* INPUT: input index; UNARY: porta_unary_op; BINARY(_REV): porta_binary_op */
   porta_scalar value; /* SCALAR only */
 } porta_program_op;
+
+/* ---- issue 16: run-time compiled kernels ---- */
+typedef struct porta_rtc_kernel_s* porta_rtc_kernel; /* a loaded kernel; lives until the process exits */
 
 typedef struct porta_backend_v1 {
   uint32_t abi_version;   /* PORTA_ABI_VERSION */
@@ -369,9 +369,10 @@ typedef struct porta_backend_v1 {
 
   /* ---- issue 16: run-time compiled kernels ---- */
   /* What a compiled kernel depends on, for the front end's cache key (len bytes, always
-   * terminated): "NVRTC 13.0 sm_90", "hiprtc 5.2 gfx90a:sramecc+:xnack-", the host compiler's
-   * path, version and target. PORTA_ERR_UNAVAILABLE, and last_error says why, when the compiler is
-   * missing (NVRTC and hiprtc are dlopen()ed by the plugin at first use, never linked). */
+   * terminated), found without loading or running the compiler: the compiler's library or path,
+   * the runtime version, the target ("sm_90", "gfx90a:sramecc+:xnack-") and the options. With key
+   * NULL: loads (or runs) the compiler and returns PORTA_ERR_UNAVAILABLE, last_error saying why,
+   * when it is missing (NVRTC and hiprtc are dlopen()ed by the plugin, never linked). */
   porta_status (*rtc_info)(int dev, char* key, size_t len);
   /* Compiles a whole program (porta's prelude, the user's source and the generated entries) for
    * dev: *binary (freed by rtc_free_binary) gets a cubin, a code object or the bytes of a shared
