@@ -5,7 +5,7 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|tune]...   (default: all but tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|rtc|tune]...   (default: all but tune)
 #
 # kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
@@ -151,6 +151,13 @@ if want dist; then
   done
   [ -x "$build/bench/porta_dist_bench" ] &&
     run "allreduce vs NCCL" "$log" "$build/bench/porta_dist_bench" --benchmark_counters_tabular=true
+fi
+
+if want rtc && [ -x "$build/bench/porta_rtc_bench" ]; then
+  # Run-time compiled kernels (issue 16): first-call compile, a second process's cached start, and
+  # the chain as a run-time kernel beside the same formula compiled by nvcc (porta::map), 2^20..2^28.
+  run "run-time kernels float" "$log" "$build/bench/porta_rtc_bench" --device cuda:0
+  run "run-time kernels double" "$log" "$build/bench/porta_rtc_bench" --device cuda:0 --dtype double --max-log2 27
 fi
 
 if want tune && [ -x "$build/bench/porta_tune_gpu" ]; then
