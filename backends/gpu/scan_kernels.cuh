@@ -10,11 +10,9 @@
 // scan of group totals is the Kogge-Stone shuffle ladder d = 1 .. 16 over groups of 32 lanes
 // (step 2: the bits do not depend on the warp size, 32 or 64), the 8 warp totals meet in shared
 // memory in order (step 3), giving the local values (step 4). Thread 255, which holds the tile's
-// total, publishes it; threads 0..63 wait, in parallel, for the left siblings of the blocks the
-// tile completes and for the blocks of its carry; thread 255 then publishes every aligned block of
-// tiles the tile completes (step 5: B(k, j + 1) = B(2k, j) ⊕ B(2k + 1, j)) and folds the carry's
-// blocks, largest first. (The first version waited level by level in one thread: about one round
-// trip to global memory per level, 0.28x CUB on the H200.) Block sums depend on tile totals
+// total, publishes it and every aligned block of tiles it completes (step 5: B(k, j + 1) =
+// B(2k, j) ⊕ B(2k + 1, j), waiting only for the left sibling), then folds the blocks of its tile
+// index's binary decomposition into the carry, largest first. Block sums depend on tile totals
 // only, never on carries, so a tile waits for O(log tiles) values that are ready almost at once:
 // no serial chain through the grid, and the input is read once (CUB's decoupled look-back has the
 // same traffic but adds whichever predecessors are ready, an order that changes from run to run).
@@ -132,48 +130,36 @@ __global__ void __launch_bounds__(kScanThreads)
 #pragma unroll
   for (int j = 0; j < static_cast<int>(kScanItems); ++j) v[j] = op(p, v[j]);
 
-  // Step 5. Its values are waited for in parallel, the left siblings of the blocks this tile
-  // completes by threads 0..31 (thread j: level j) and the blocks of the carry by threads 32..63,
-  // so a tile pays about one round trip to other blocks' results instead of one per level; the
-  // thread holding the tile's total then folds them in the order of scan_order.hpp.
-  __shared__ T left_sibling[kScanWarp];
-  __shared__ T carry_block[kScanWarp];
-  const bool chained = st.counter != nullptr;
-  const std::int64_t row_blocks = row * st.per_row;
-  if (chained && t == kScanThreads - 1) scan_publish(st, row_blocks + k, v[kScanItems - 1]);  // B(k, 0)
-  if (chained && t < 2 * static_cast<int>(kScanWarp)) {
-    const int j = t % static_cast<int>(kScanWarp);
-    std::int64_t off = 0, cnt = tiles_per_row;  // level j's first block
-    for (int i = 0; i < j; ++i) {
-      off += cnt;
-      cnt >>= 1;
-    }
-    if (t < static_cast<int>(kScanWarp)) {
-      // B(k >> j, j) is completed by this tile when k's lowest j bits are ones; its left sibling
-      // B((k >> j) - 1, j) comes from the tiles before.
-      const std::int64_t ones = (std::int64_t(1) << j) - 1;
-      if ((k & ones) == ones && ((k >> j) & 1) != 0) left_sibling[j] = scan_wait(st, row_blocks + off + (k >> j) - 1);
-    } else if (((k >> j) & 1) != 0) {
-      // The carry's block at level j: B((k >> (j + 1)) * 2, j).
-      carry_block[j] = scan_wait(st, row_blocks + off + ((k >> (j + 1)) << 1));
-    }
-  }
-  __syncthreads();
+  // Step 5, in the thread holding the tile's total.
   if (t == kScanThreads - 1) {
     T c = id;
-    if (chained) {
-      // Publish every block this tile completes: B(k >> (j + 1), j + 1) = B(left) ⊕ B(k >> j, j).
+    if (st.counter != nullptr) {
+      const std::int64_t row_blocks = row * st.per_row;
+      // Publish B(k, 0) and every block that this tile completes.
       T acc = v[kScanItems - 1];
-      std::int64_t off = 0, cnt = tiles_per_row;
-      for (int j = 0; ((k >> j) & 1) != 0; ++j) {
-        acc = op(left_sibling[j], acc);
-        off += cnt;
-        cnt >>= 1;
-        scan_publish(st, row_blocks + off + (k >> (j + 1)), acc);
+      std::int64_t kk = k, off = 0, count = tiles_per_row;
+      scan_publish(st, row_blocks + kk, acc);
+      while ((kk & 1) != 0) {
+        acc = op(scan_wait(st, row_blocks + off + kk - 1), acc);
+        off += count;
+        count >>= 1;
+        kk >>= 1;
+        scan_publish(st, row_blocks + off + kk, acc);
       }
       // The carry: blocks of k's binary decomposition, largest first.
-      for (int j = static_cast<int>(kScanWarp) - 1; j >= 0; --j)
-        if (((k >> j) & 1) != 0) c = op(c, carry_block[j]);
+      std::int64_t level_off[64];
+      int levels = 0;
+      for (std::int64_t o = 0, cnt = tiles_per_row; cnt > 0; cnt >>= 1) {
+        level_off[levels++] = o;
+        o += cnt;
+      }
+      std::int64_t pos = 0;
+      for (int j = levels - 1; j >= 0; --j) {
+        if (((k >> j) & 1) != 0) {
+          c = op(c, scan_wait(st, row_blocks + level_off[j] + (pos >> j)));
+          pos += std::int64_t(1) << j;
+        }
+      }
     }
     carry = c;
   }
