@@ -1,78 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// map_program (issue 16, fused expressions), shared by the CPU backend and the GPU kernels: the
-// argument check every backend runs (same calls rejected with the same messages), and the one
-// switch from a program op's porta_unary_op / porta_binary_op to its functor of
-// porta/detail/ops.hpp, usable on host and device. The switches have no default arm: the backends
-// compile with -Werror=switch, so a new op that is not mapped here stops the build.
+// The argument check of map_program (issue 16, fused expressions), shared by the CPU backend and
+// the GPU plugins so that every backend rejects the same calls with the same messages. Plain C++;
+// returns PORTA_OK or an error status with the message set (backend_error.hpp).
 #pragma once
 
 #include <cstdint>
 
 #include "backends/common/backend_error.hpp"
 #include "porta/abi/backend_v1.h"
-#include "porta/detail/config.hpp"
-#include "porta/detail/ops.hpp"
-
-namespace porta::detail::backend {
-
-// f(functor) for a unary op; false for an op outside the enum (the check refused those already).
-template <class F>
-PORTA_HOST_DEVICE inline bool with_program_unary(std::int32_t op, F&& f) {
-  switch (static_cast<porta_unary_op>(op)) {
-    case PORTA_UNARY_NEG:
-      return f(NegOp{}), true;
-    case PORTA_UNARY_ABS:
-      return f(AbsOp{}), true;
-    case PORTA_UNARY_SQRT:
-      return f(SqrtOp{}), true;
-    case PORTA_UNARY_EXP:
-      return f(ExpOp{}), true;
-    case PORTA_UNARY_LOG:
-      return f(LogOp{}), true;
-    case PORTA_UNARY_SIN:
-      return f(SinOp{}), true;
-    case PORTA_UNARY_COS:
-      return f(CosOp{}), true;
-    case PORTA_UNARY_TANH:
-      return f(TanhOp{}), true;
-    case PORTA_UNARY_RELU:
-      return f(ReluOp{}), true;
-    case PORTA_UNARY_SIGMOID:
-      return f(SigmoidOp{}), true;
-    case PORTA_UNARY_SQUARE:
-      return f(SquareOp{}), true;
-    case PORTA_UNARY_COUNT:
-      break;
-  }
-  return false;
-}
-
-template <class F>
-PORTA_HOST_DEVICE inline bool with_program_binary(std::int32_t op, F&& f) {
-  switch (static_cast<porta_binary_op>(op)) {
-    case PORTA_BINARY_ADD:
-      return f(AddOp{}), true;
-    case PORTA_BINARY_SUB:
-      return f(SubOp{}), true;
-    case PORTA_BINARY_MUL:
-      return f(MulOp{}), true;
-    case PORTA_BINARY_DIV:
-      return f(DivOp{}), true;
-    case PORTA_BINARY_MIN:
-      return f(MinimumOp{}), true;
-    case PORTA_BINARY_MAX:
-      return f(MaximumOp{}), true;
-    case PORTA_BINARY_POW:
-      return f(PowOp{}), true;
-    case PORTA_BINARY_RELU_GRAD:
-      return f(ReluGradOp{}), true;
-    case PORTA_BINARY_COUNT:
-      break;
-  }
-  return false;
-}
-
-}  // namespace porta::detail::backend
 
 namespace porta::detail::backend::check {
 

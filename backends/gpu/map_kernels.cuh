@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
+#include "backends/common/elementwise_ops.hpp"
 #include "backends/gpu/kernels.hpp"
 #include "porta/detail/gpu/api.cuh"
 #include "porta/detail/gpu/map.cuh"
@@ -101,63 +103,17 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-// The op's functor, for every enumerator (-Wswitch is an error in the plugins, so a new op that
-// is not mapped here stops the build); the entries validated op, so the end is unreachable, and it
-// says "invalid value" rather than computing some other op.
+// The op's functor (backends/common/elementwise_ops.hpp, the switch every backend shares); the
+// entries validated op, so the invalid arm is unreachable, and it says "invalid value" rather than
+// computing some other op.
 template <class Api, class F>
 int with_unary_op(porta_unary_op op, F&& f) {
-  switch (op) {
-    case PORTA_UNARY_NEG:
-      return f(NegOp{});
-    case PORTA_UNARY_ABS:
-      return f(AbsOp{});
-    case PORTA_UNARY_SQRT:
-      return f(SqrtOp{});
-    case PORTA_UNARY_EXP:
-      return f(ExpOp{});
-    case PORTA_UNARY_LOG:
-      return f(LogOp{});
-    case PORTA_UNARY_SIN:
-      return f(SinOp{});
-    case PORTA_UNARY_COS:
-      return f(CosOp{});
-    case PORTA_UNARY_TANH:
-      return f(TanhOp{});
-    case PORTA_UNARY_RELU:
-      return f(ReluOp{});
-    case PORTA_UNARY_SIGMOID:
-      return f(SigmoidOp{});
-    case PORTA_UNARY_SQUARE:
-      return f(SquareOp{});
-    case PORTA_UNARY_COUNT:
-      break;
-  }
-  return static_cast<int>(Api::kInvalidValue);
+  return backend::with_unary_op(op, static_cast<int>(Api::kInvalidValue), std::forward<F>(f));
 }
 
 template <class Api, class F>
 int with_binary_op(porta_binary_op op, F&& f) {
-  switch (op) {
-    case PORTA_BINARY_ADD:
-      return f(AddOp{});
-    case PORTA_BINARY_SUB:
-      return f(SubOp{});
-    case PORTA_BINARY_MUL:
-      return f(MulOp{});
-    case PORTA_BINARY_DIV:
-      return f(DivOp{});
-    case PORTA_BINARY_MIN:
-      return f(MinimumOp{});
-    case PORTA_BINARY_MAX:
-      return f(MaximumOp{});
-    case PORTA_BINARY_POW:
-      return f(PowOp{});
-    case PORTA_BINARY_RELU_GRAD:
-      return f(ReluGradOp{});
-    case PORTA_BINARY_COUNT:
-      break;
-  }
-  return static_cast<int>(Api::kInvalidValue);
+  return backend::with_binary_op(op, static_cast<int>(Api::kInvalidValue), std::forward<F>(f));
 }
 
 template <class Api, class T>

@@ -10,13 +10,14 @@
 // write_slot) instead of a computed index, which would put them in local memory. Kernels come in
 // two sizes of register file (inputs x stack slots: 2 x 4 and 8 x 8) so that a short program keeps
 // the occupancy of a plain map. Every op is the functor of porta/detail/ops.hpp
-// (backends/common/program.hpp), and these files build with -fmad=false: the eager chain's bits.
+// (backends/common/elementwise_ops.hpp), and these files build with -fmad=false: the eager chain's bits.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
 #include "backends/common/dtype.hpp"
+#include "backends/common/elementwise_ops.hpp"
 #include "backends/common/program.hpp"
 #include "backends/gpu/kernels.hpp"
 #include "porta/detail/gpu/api.cuh"
@@ -70,18 +71,20 @@ __device__ __forceinline__ Pack<T, V> run_program(const porta_program_op* ops, i
         for (int e = 0; e < V; ++e) acc.v[e] = v;
       }
     } else if (op.kind == PORTA_PROGRAM_UNARY) {
-      backend::with_program_unary(op.arg, [&](auto f) {
+      backend::with_unary_op(static_cast<porta_unary_op>(op.arg), 0, [&](auto f) {
 #pragma unroll
         for (int e = 0; e < V; ++e) acc.v[e] = f(acc.v[e]);
+        return 0;
       });
     } else {
       const Pack<T, V> below_top = read_slot(st, --below);
       // BINARY: op(below, top); BINARY_REV: op(top, below). One call of the functor either way.
       const bool rev = op.kind == PORTA_PROGRAM_BINARY_REV;
       const Pack<T, V> a = rev ? acc : below_top, b = rev ? below_top : acc;
-      backend::with_program_binary(op.arg, [&](auto f) {
+      backend::with_binary_op(static_cast<porta_binary_op>(op.arg), 0, [&](auto f) {
 #pragma unroll
         for (int e = 0; e < V; ++e) acc.v[e] = f(a.v[e], b.v[e]);
+        return 0;
       });
     }
   }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "backends/common/elementwise_ops.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
 #include "porta/detail/ops.hpp"
@@ -129,31 +130,14 @@ void binary_typed(std::int64_t rows, std::int64_t cols, const T* a, std::int64_t
   });
 }
 
+// f(functor, slow) for a valid op (the switch every backend shares: elementwise_ops.hpp); slow:
+// pow, which goes through libm per element.
 template <class F>
 porta_status with_binary_op(const porta_binary_op& op, const char* fn, F&& f) {
   if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
-  switch (op) {
-    case PORTA_BINARY_ADD:
-      return f(AddOp{}, false);
-    case PORTA_BINARY_SUB:
-      return f(SubOp{}, false);
-    case PORTA_BINARY_MUL:
-      return f(MulOp{}, false);
-    case PORTA_BINARY_DIV:
-      return f(DivOp{}, false);
-    case PORTA_BINARY_MIN:
-      return f(MinimumOp{}, false);
-    case PORTA_BINARY_MAX:
-      return f(MaximumOp{}, false);
-    case PORTA_BINARY_POW:
-      return f(PowOp{}, true);
-    case PORTA_BINARY_RELU_GRAD:
-      return f(ReluGradOp{}, false);
-    case PORTA_BINARY_COUNT:
-      break;
-  }
-  return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
+  return backend::with_binary_op(op, PORTA_ERR_INVALID,
+                                 [&](auto o) { return f(o, std::is_same_v<decltype(o), PowOp>); });
 }
 
 bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) {
@@ -243,33 +227,13 @@ porta_status unary(int dev, porta_unary_op op, porta_dtype dt, std::int64_t n, c
   if (porta_status st = check_map(dev, dt, n, x, y, "unary"); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
     return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
-  switch (op) {
-    case PORTA_UNARY_NEG:
-      return unary_op<NegOp>(dt, n, x, y, false);
-    case PORTA_UNARY_ABS:
-      return unary_op<AbsOp>(dt, n, x, y, false);
-    case PORTA_UNARY_SQRT:
-      return unary_op<SqrtOp>(dt, n, x, y, false);
-    case PORTA_UNARY_EXP:
-      return unary_op<ExpOp>(dt, n, x, y, true);
-    case PORTA_UNARY_LOG:
-      return unary_op<LogOp>(dt, n, x, y, true);
-    case PORTA_UNARY_SIN:
-      return unary_op<SinOp>(dt, n, x, y, true);
-    case PORTA_UNARY_COS:
-      return unary_op<CosOp>(dt, n, x, y, true);
-    case PORTA_UNARY_TANH:
-      return unary_op<TanhOp>(dt, n, x, y, true);
-    case PORTA_UNARY_RELU:
-      return unary_op<ReluOp>(dt, n, x, y, false);
-    case PORTA_UNARY_SIGMOID:
-      return unary_op<SigmoidOp>(dt, n, x, y, true);
-    case PORTA_UNARY_SQUARE:
-      return unary_op<SquareOp>(dt, n, x, y, false);
-    case PORTA_UNARY_COUNT:
-      break;
-  }
-  return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
+  return backend::with_unary_op(op, PORTA_ERR_INVALID, [&](auto o) {
+    using Op = decltype(o);
+    constexpr bool transcendental = std::is_same_v<Op, ExpOp> || std::is_same_v<Op, LogOp> ||
+                                    std::is_same_v<Op, SinOp> || std::is_same_v<Op, CosOp> ||
+                                    std::is_same_v<Op, TanhOp> || std::is_same_v<Op, SigmoidOp>;
+    return unary_op<Op>(dt, n, x, y, transcendental);
+  });
 }
 
 porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t rows, std::int64_t cols, const void* a,

@@ -3,12 +3,13 @@
 // blocks of kProgramBlock elements. Each op runs over a whole block, so the op switch is taken once
 // per block and per op, and the inner loop is the op's functor over a plain array, which the
 // compiler vectorises as it does the single maps of cpu_maps.cpp; blocks are split across the
-// OpenMP team. Every op is the functor of porta/detail/ops.hpp (backends/common/program.hpp), each
+// OpenMP team. Every op is the functor of porta/detail/ops.hpp (backends/common/elementwise_ops.hpp), each
 // result stored to T before the next op reads it, and -ffp-contract=off: the bits of the ops run
 // one map at a time.
 #include <cstring>
 #include <type_traits>
 
+#include "backends/common/elementwise_ops.hpp"
 #include "backends/common/program.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
@@ -39,9 +40,10 @@ void run_block(const porta_program_op* ops, std::int32_t nops, const T* const* i
       }
       case PORTA_PROGRAM_UNARY: {
         T* a = stack[sp - 1];
-        backend::with_program_unary(op.arg, [&](auto f) {
+        backend::with_unary_op(static_cast<porta_unary_op>(op.arg), 0, [&](auto f) {
           PORTA_SIMD
           for (std::int64_t i = 0; i < len; ++i) a[i] = f(a[i]);
+          return 0;
         });
         break;
       }
@@ -49,7 +51,7 @@ void run_block(const porta_program_op* ops, std::int32_t nops, const T* const* i
         T* a = stack[sp - 2];
         const T* b = stack[sp - 1];
         const bool rev = op.kind == PORTA_PROGRAM_BINARY_REV;
-        backend::with_program_binary(op.arg, [&](auto f) {
+        backend::with_binary_op(static_cast<porta_binary_op>(op.arg), 0, [&](auto f) {
           if (rev) {
             PORTA_SIMD
             for (std::int64_t i = 0; i < len; ++i) a[i] = f(b[i], a[i]);
@@ -57,6 +59,7 @@ void run_block(const porta_program_op* ops, std::int32_t nops, const T* const* i
             PORTA_SIMD
             for (std::int64_t i = 0; i < len; ++i) a[i] = f(a[i], b[i]);
           }
+          return 0;
         });
         --sp;
         break;
