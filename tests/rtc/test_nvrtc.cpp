@@ -87,7 +87,7 @@ PORTA_RTC_KERNEL void chain(porta_index i, porta::rtc::View<const T> x, porta::r
   }
 }
 
-TEST_CASE("nvrtc: errors name the user's line; a wrong argument type is a compile error", "[rtc][nvrtc]") {
+TEST_CASE("nvrtc: errors name the user's line, and a wrong argument type is a compile error", "[rtc][nvrtc]") {
   if (!nvrtc().ok) {
     WARN("NVRTC is not installed here: " << nvrtc().why);
     return;

@@ -51,6 +51,9 @@ struct CacheDir {
     path = d != nullptr ? d : "/tmp";
     setenv("PORTA_CACHE_DIR", path.c_str(), 1);
   }
+  ~CacheDir() {
+    if (path.rfind("/tmp/porta-rtc-test-", 0) == 0) (void)std::system(("rm -rf '" + path + "'").c_str());
+  }
 };
 const CacheDir& cache_dir_once() {
   static CacheDir d;
