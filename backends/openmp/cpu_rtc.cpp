@@ -41,7 +41,10 @@ namespace {
 
 std::string compiler() {
   const char* env = std::getenv("PORTA_RTC_CXX");
-  return env != nullptr && env[0] != '\0' ? env : PORTA_RTC_DEFAULT_CXX;
+  if (env != nullptr && env[0] != '\0') return env;
+  // An installed porta may run where the build machine's compiler path does not exist: then the
+  // c++ of PATH.
+  return access(PORTA_RTC_DEFAULT_CXX, X_OK) == 0 ? PORTA_RTC_DEFAULT_CXX : "c++";
 }
 
 std::string quoted(const std::string& s) {
