@@ -74,6 +74,7 @@ struct RequestState {
   std::function<void()> finish;  // completes the transfer; called once
   std::function<bool()> poll;    // true when finish() would not block
   std::shared_ptr<void> keep;    // the array (a view of it) and staging memory, until done
+  std::shared_ptr<const CommState> comm;
   bool done = false;
 
   void wait() {
@@ -333,14 +334,16 @@ void collective(const CommState& st, porta_coll_kind k, Device dev, porta_dtype 
   if (writes) copy_from_host(dev, recv, hr.p, static_cast<std::size_t>(n_recv) * es, s, true);
 }
 
-std::shared_ptr<RequestState> point_to_point(const CommState& st, porta_coll_kind k, Device dev, porta_dtype dt,
-                                             void* buf, std::int64_t n, int peer, int tag, const Stream& stream,
-                                             std::shared_ptr<void> keep) {
+std::shared_ptr<RequestState> point_to_point(const std::shared_ptr<CommState>& shared, porta_coll_kind k, Device dev,
+                                             porta_dtype dt, void* buf, std::int64_t n, int peer, int tag,
+                                             const Stream& stream, std::shared_ptr<void> keep) {
   const char* fn = kind_fn(k);
+  const CommState& st = *shared;
   const porta_stream s = stream_for(stream, dev, fn);
   const bool is_send = k == PORTA_COLL_SEND;
   auto r = std::make_shared<RequestState>();
   r->keep = std::move(keep);
+  r->comm = shared;  // a request outlives neither its communicator nor its engine
   const Plan plan = plan_for(st, dev, fn);
   HostEngine& h = *st.host;
   if (plan.route == Route::device) {
@@ -349,7 +352,7 @@ std::shared_ptr<RequestState> point_to_point(const CommState& st, porta_coll_kin
       st.queued.push_back(QueuedP2P{plan.comm, plan.table, k, dt, is_send ? buf : nullptr, is_send ? nullptr : buf, n,
                                     peer, tag, s, dev});
     }
-    const CommState* sp = &st;
+    const CommState* sp = &st;  // kept alive by r->comm
     r->finish = [sp] { flush_queued(*sp); };
     r->poll = [sp] {
       flush_queued(*sp);
@@ -713,7 +716,7 @@ Request Communicator::isend(const Array<T>& x, int dest, int tag, const Stream& 
   if (tag < 0 || tag >= detail::dist::kOwnTag)
     detail::throw_invalid(fn, ("tag " + std::to_string(tag) + " is outside 0..32766").c_str());
   check_contiguous(fn, "x", x.valid(), x.is_contiguous());
-  return Request(detail::dist::point_to_point(s, PORTA_COLL_SEND, x.device(), detail::dtype_of<T>(),
+  return Request(detail::dist::point_to_point(state_, PORTA_COLL_SEND, x.device(), detail::dtype_of<T>(),
                                               const_cast<T*>(x.data()), x.size(), dest, tag, stream, keep_alive(x)));
 }
 
@@ -725,8 +728,8 @@ Request Communicator::irecv(Array<T>& x, int source, int tag, const Stream& stre
   if (tag < 0 || tag >= detail::dist::kOwnTag)
     detail::throw_invalid(fn, ("tag " + std::to_string(tag) + " is outside 0..32766").c_str());
   check_contiguous(fn, "x", x.valid(), x.is_contiguous());
-  return Request(detail::dist::point_to_point(s, PORTA_COLL_RECV, x.device(), detail::dtype_of<T>(), x.data(), x.size(),
-                                              source, tag, stream, keep_alive(x)));
+  return Request(detail::dist::point_to_point(state_, PORTA_COLL_RECV, x.device(), detail::dtype_of<T>(), x.data(),
+                                              x.size(), source, tag, stream, keep_alive(x)));
 }
 
 template <class T>

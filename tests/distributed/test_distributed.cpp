@@ -425,6 +425,20 @@ TEST_CASE("communicators: ranks, devices, transports and bad arguments", "[distr
   self.allreduce(v);
   CHECK(v.to_vector() == std::vector<double>{1.5, -2.25, 4.0});
   CHECK(self.sum(v) == porta::sum(v));
+  // requests keep their communicator alive
+  {
+    auto src = Array<float>::from(std::vector<float>{1, 2, 3}, dev);
+    auto dst = porta::full<float>(Shape{3}, -1.0f, dev);
+    dist::Request rr, rs;
+    {
+      dist::Communicator c = dist::Communicator::self();
+      rr = c.irecv(dst, 0, 3);
+      rs = c.isend(src, 0, 3);
+    }
+    rs.wait();
+    rr.wait();
+    CHECK(dst.to_vector() == std::vector<float>{1, 2, 3});
+  }
   // MPI's status is reported either way, and says why when it is not there
   const dist::MpiInfo mi = dist::mpi_info();
   CHECK((mi.available || !mi.reason.empty()));
