@@ -45,7 +45,9 @@ if [ "${PORTA_TEST_QUICK:-0}" != 1 ]; then
   step "ASan + UBSan build of the CPU suite"
   cmake --preset asan
   cmake --build --preset asan -j "$jobs"
-  ctest --preset asan -j "$jobs"
+  # Not the MPI entries: Open MPI's own start-up is what ASan would read (its leaks cannot be
+  # suppressed; docs/distributed-mpi.md), and the same code runs here in the thread-rank tests.
+  ctest --preset asan -j "$jobs" -LE mpi
 
   step "ThreadSanitizer build of the unit tests"
   cmake --preset tsan

@@ -194,9 +194,14 @@ int main(int argc, char** argv) try {
     for (std::thread& t : ts) t.join();
     return rc[0];
   }
+  // MPI only when a launcher started this process (mpirun, mpiexec, srun): run alone, it would
+  // start MPI as a singleton for nothing.
+  const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
+                        std::getenv("PMIX_RANK") != nullptr;
   const dist::MpiInfo mpi = dist::mpi_info();
-  if (!mpi.available) {
-    std::printf("heat_distributed: no MPI (%s); running as one rank\n", mpi.reason.c_str());
+  if (!launched || !mpi.available) {
+    std::printf("heat_distributed: one rank (%s)\n",
+                !launched ? "not started by an MPI launcher" : ("no MPI: " + mpi.reason).c_str());
     return run(dist::Communicator::self(), n, steps);
   }
   return run(dist::Communicator::world(), n, steps);
