@@ -47,7 +47,8 @@ if [ "${PORTA_TEST_QUICK:-0}" != 1 ]; then
   cmake --build --preset asan -j "$jobs"
   # Not the MPI entries: Open MPI's own start-up is what ASan would read (its leaks cannot be
   # suppressed; docs/distributed-mpi.md), and the same code runs here in the thread-rank tests.
-  ctest --preset asan -j "$jobs" -LE mpi
+  # (the preset's label filter would override a -LE given beside it, hence the test folder)
+  ctest --test-dir build/asan --output-on-failure -LE 'install|mpi' -j "$jobs"
 
   step "ThreadSanitizer build of the unit tests"
   cmake --preset tsan
