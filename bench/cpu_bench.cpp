@@ -29,9 +29,9 @@
 
 #include "common.hpp"
 #include "cpu_peers.hpp"
+#include "fused_bench.hpp"
 #include "host_buffer.hpp"
 #include "kernels_common.hpp"
-#include "fused_bench.hpp"
 #include "scan_random_bench.hpp"
 #include "sort_bench.hpp"
 

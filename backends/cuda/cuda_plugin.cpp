@@ -50,7 +50,8 @@ struct Cuda {
   // first use; cubins loaded through the runtime's library calls (no driver API to link).
   static const gpu::RtcNames& rtc_names() {
     static const std::string major = "libnvrtc.so." + std::to_string(CUDART_VERSION / 1000);
-    static const gpu::RtcNames n{"NVRTC", {major.c_str(), "libnvrtc.so"}, "nvrtc", "nvrtcGetCUBINSize", "nvrtcGetCUBIN"};
+    static const gpu::RtcNames n{
+        "NVRTC", {major.c_str(), "libnvrtc.so"}, "nvrtc", "nvrtcGetCUBINSize", "nvrtcGetCUBIN"};
     return n;
   }
   // A cubin for the device's own architecture; no contraction into FMAs (the eager operators' bits).

@@ -641,7 +641,8 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   static porta_status map_program(int dev, porta_dtype dt, int64_t n, const porta_program_op* ops, int32_t nops,
                                   const void* const* inputs, int32_t ninputs, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(backend::check::map_program(dt, n, ops, nops, inputs, ninputs, y));
-    return run(dev, "map_program", "fused map", dt, [&] { return K::map_program(dt, n, ops, nops, inputs, ninputs, y, s); });
+    return run(dev, "map_program", "fused map", dt,
+               [&] { return K::map_program(dt, n, ops, nops, inputs, ninputs, y, s); });
   }
 
   static porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,

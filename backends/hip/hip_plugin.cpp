@@ -39,11 +39,12 @@ struct Hip {
   // Run-time kernels (backends/gpu/rtc.hpp): hiprtc, dlopen()ed at first use (its own library from
   // ROCm 6; part of libamdhip64 before), code objects loaded as modules.
   static const gpu::RtcNames& rtc_names() {
-    static const gpu::RtcNames n{"hiprtc",
-                                 {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"},
-                                 "hiprtc",
-                                 "hiprtcGetCodeSize",
-                                 "hiprtcGetCode"};
+    static const gpu::RtcNames n{
+        "hiprtc",
+        {"libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"},
+        "hiprtc",
+        "hiprtcGetCodeSize",
+        "hiprtcGetCode"};
     return n;
   }
   // A code object for the device's full target id; no contraction into FMAs.

@@ -498,7 +498,7 @@ class Array {
   void assign(const Array& src, const Stream& stream = Stream()) { assign_from(src, stream, "porta::Array::assign"); }
   // r.assign(expr) for a fused expression (porta/fuse.hpp): evaluated into this array in one pass.
   template <class E, class = decltype(std::declval<const E&>().evaluate_into(std::declval<Array&>(),
-                                                                              std::declval<const Stream&>()))>
+                                                                             std::declval<const Stream&>()))>
   void assign(const E& expr, const Stream& stream = Stream()) {
     expr.evaluate_into(*this, stream);
   }

@@ -170,7 +170,7 @@ typedef enum porta_random_dist {
 
 /* ---- issue 13 part 2: collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
  * loaded at run time by the plugin) ---- */
-#define PORTA_COLL_ID_BYTES 128 /* the size of the id coll_unique_id makes (ncclUniqueId) */
+#define PORTA_COLL_ID_BYTES 128          /* the size of the id coll_unique_id makes (ncclUniqueId) */
 typedef struct porta_coll_s* porta_coll; /* a communicator: one rank on one device */
 typedef enum porta_coll_kind {
   PORTA_COLL_ALLREDUCE = 0,  /* recv[i] = op over ranks of send[i]; n elements; send == recv: in place */
@@ -191,12 +191,12 @@ typedef enum porta_coll_kind {
 #define PORTA_PROGRAM_MAX_INPUTS 8
 #define PORTA_PROGRAM_MAX_STACK 8
 typedef enum porta_program_kind {
-  PORTA_PROGRAM_INPUT = 0, /* push inputs[arg][i] */
-  PORTA_PROGRAM_SCALAR,    /* push value (the member of the call's dtype) */
-  PORTA_PROGRAM_UNARY,     /* top = porta_unary_op arg (top) */
-  PORTA_PROGRAM_BINARY,    /* pop b, pop a, push porta_binary_op arg (a, b) */
+  PORTA_PROGRAM_INPUT = 0,  /* push inputs[arg][i] */
+  PORTA_PROGRAM_SCALAR,     /* push value (the member of the call's dtype) */
+  PORTA_PROGRAM_UNARY,      /* top = porta_unary_op arg (top) */
+  PORTA_PROGRAM_BINARY,     /* pop b, pop a, push porta_binary_op arg (a, b) */
   PORTA_PROGRAM_BINARY_REV, /* pop a, pop b, push porta_binary_op arg (a, b): the right operand was
-                            * evaluated first, because it needs the deeper stack */
+                             * evaluated first, because it needs the deeper stack */
   PORTA_PROGRAM_KIND_COUNT
 } porta_program_kind;
 typedef struct porta_program_op {
@@ -351,8 +351,8 @@ typedef struct porta_backend_v1 {
    * the one not used by the kind may be NULL); op for the reducing kinds (SUM, PROD, MIN, MAX);
    * peer: the root of REDUCE/BROADCAST, the other rank of SEND/RECV. Enqueued on s (a stream of
    * c's device; NULL: its default stream), returns without waiting. */
-  porta_status (*collective)(porta_coll c, porta_coll_kind kind, porta_dtype dt, porta_reduce_op op,
-                             const void* send, void* recv, int64_t n, int peer, porta_stream s);
+  porta_status (*collective)(porta_coll c, porta_coll_kind kind, porta_dtype dt, porta_reduce_op op, const void* send,
+                             void* recv, int64_t n, int peer, porta_stream s);
   /* ncclGroupStart (begin != 0) / ncclGroupEnd: the collectives between them (of one thread, on
    * several communicators, or a SEND with its RECV) are issued together. */
   porta_status (*coll_group)(int begin);
@@ -378,8 +378,8 @@ typedef struct porta_backend_v1 {
    * dev: *binary (freed by rtc_free_binary) gets a cubin, a code object or the bytes of a shared
    * library, *bytes its size. log (log_len bytes, always terminated; may be NULL) gets the
    * compiler's output. A source that does not compile is PORTA_ERR_INVALID with the log. */
-  porta_status (*rtc_compile)(int dev, const char* source, const char* options, void** binary, size_t* bytes,
-                              char* log, size_t log_len);
+  porta_status (*rtc_compile)(int dev, const char* source, const char* options, void** binary, size_t* bytes, char* log,
+                              size_t log_len);
   porta_status (*rtc_free_binary)(void* binary);
   /* Loads a binary of rtc_compile on dev and finds its entry `name` (extern "C"). */
   porta_status (*rtc_load)(int dev, const void* binary, size_t bytes, const char* name, porta_rtc_kernel* out);

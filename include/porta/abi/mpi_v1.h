@@ -52,15 +52,15 @@ typedef struct porta_mpi_v1 {
    * match the application's. */
   porta_status (*comm_world)(porta_mpi_comm* out);
   porta_status (*comm_from_fortran)(int64_t handle, porta_mpi_comm* out); /* MPI_Comm_c2f of the user's */
-  porta_status (*comm_free)(porta_mpi_comm c); /* a no-op once MPI is finalised */
+  porta_status (*comm_free)(porta_mpi_comm c);                            /* a no-op once MPI is finalised */
   /* rank and size in c; local_*: within the ranks of c on this node (MPI_COMM_TYPE_SHARED). */
   porta_status (*comm_ranks)(porta_mpi_comm c, int* rank, int* size, int* local_rank, int* local_size);
 
   /* Collectives, blocking. op: PORTA_REDUCE_SUM, PROD, MIN or MAX. send == recv means in place. */
   porta_status (*allreduce)(porta_mpi_comm c, const void* send, void* recv, int64_t n, porta_dtype dt,
                             porta_reduce_op op);
-  porta_status (*reduce)(porta_mpi_comm c, const void* send, void* recv, int64_t n, porta_dtype dt,
-                         porta_reduce_op op, int root); /* recv used on root only */
+  porta_status (*reduce)(porta_mpi_comm c, const void* send, void* recv, int64_t n, porta_dtype dt, porta_reduce_op op,
+                         int root); /* recv used on root only */
   porta_status (*broadcast)(porta_mpi_comm c, void* buf, int64_t n, porta_dtype dt, int root);
   /* recv[r * n + i] = send of rank r, element i */
   porta_status (*allgather)(porta_mpi_comm c, const void* send, int64_t n, void* recv, porta_dtype dt);
