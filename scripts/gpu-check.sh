@@ -72,7 +72,8 @@ log=$OUT/check.log
 
 if want build; then
   run configure "$log" cmake --preset gpu-check -B "$build" "${vendor_args[@]}"
-  run build "$log" cmake --build "$build" -j "$jobs"
+  # PORTA_BUILD_TARGETS="a b ..." builds only those targets (a short device call for a few runs).
+  run build "$log" cmake --build "$build" -j "$jobs" ${PORTA_BUILD_TARGETS:+--target $PORTA_BUILD_TARGETS}
 fi
 
 if want test; then
