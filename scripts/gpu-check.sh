@@ -5,12 +5,17 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|rtc|tune]...   (default: all but tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|rtc|fused|tune]...
+#                        (default: all, which is every step but fused and tune)
 #
 # kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
 # arguments for that run only); PORTA_BENCH_ARGS goes to both. tune runs bench/tune_gpu.cu's
-# launch-configuration sweep (porta_tune_gpu). Each benchmark run's report comes back as
+# launch-configuration sweep (porta_tune_gpu). fused puts issue 16's fused expressions beside their
+# Python peers in one log: porta's bench group fused on cuda (the fused expression, the eager
+# operators, porta::map compiled by nvcc), then scripts/fused_peers.py (PyTorch eager, CuPy eager,
+# cupy.fuse, ElementwiseKernel; PORTA_FUSED_PEERS_ARGS adds arguments, e.g. --torch-compile); bench
+# already runs porta's half of it. Each benchmark run's report comes back as
 # $OUT/<run>.md; the JSON and plots of every run as $OUT/bench-files.tar.gz.
 #
 # Every step runs even when an earlier one fails; the summary at the end says which failed.
@@ -26,7 +31,7 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(all)
 want() {
   for s in "${steps[@]}"; do
-    { [ "$s" = all ] && [ "$1" != tune ]; } || [ "$s" = "$1" ] && return 0
+    { [ "$s" = all ] && [ "$1" != tune ] && [ "$1" != fused ]; } || [ "$s" = "$1" ] && return 0
   done
   return 1
 }
@@ -182,6 +187,15 @@ fi
 if want bench; then
   bench_run cuda --device cuda ${PORTA_BENCH_ARGS:-}
   bench_run cpu --device cpu ${PORTA_BENCH_ARGS:-} ${PORTA_CPU_BENCH_ARGS:-}
+fi
+
+if want fused; then
+  # porta at 2^20..2^28 in f32 and f64, then the peers in f32 at the same sizes; their JSON goes into
+  # bench-files.tar.gz beside porta's.
+  bench_run fused-cuda --device cuda --ops fused ${PORTA_BENCH_ARGS:-}
+  mkdir -p "$benchdir/fused-peers"
+  run "fused peers (python)" "$log" python3 scripts/fused_peers.py --json "$benchdir/fused-peers/fused-peers.json" \
+    ${PORTA_FUSED_PEERS_ARGS:-}
 fi
 
 if [ -d "$benchdir" ]; then
