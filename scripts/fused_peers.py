@@ -238,6 +238,9 @@ def run(lib, args, records, table):
                 try:
                     out = fn(*inputs)
                     err = lib.max_error(out, want)
+                    rec["out_dtype"] = str(out.dtype).replace("torch.", "")
+                    if rec["out_dtype"] != "float32":  # then it moved more bytes than counted
+                        print(f"note: {peer} {op} returns {rec['out_dtype']}, not float32")
                     del out
                     times = time_calls(lib, lambda: fn(*inputs), args.warmup, args.reps)
                     ms = statistics.median(times)
