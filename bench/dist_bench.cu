@@ -6,6 +6,7 @@
 //                                 synchronized: the ceiling
 //   allreduce/porta/<bytes>       comm.allreduce(x) on Communicator::local(2), then the device
 //                                 synchronized
+//   allreduce/porta_stream/<bytes> the same on a porta::Stream per GPU, then that stream synchronized
 //   dsum/allreduce_local/<elems>  porta::sum of each GPU's half, then an allreduce of the two
 //                                 values: the cheapest global sum, with bits that depend on the split
 //   dsum/porta/<elems>            comm.sum(x): the bits of porta::sum over the whole array, for any split
@@ -143,6 +144,27 @@ void porta_allreduce(benchmark::State& state) {
   state.SetLabel(comms[0].transport(gpu(0)));
 }
 
+// The same on a porta::Stream of each GPU, waited for alone: what the default stream and the
+// device-wide wait of porta_allreduce add.
+void porta_allreduce_stream(benchmark::State& state) {
+  const std::int64_t bytes = state.range(0), n = bytes / 4;
+  std::vector<dist::Communicator> comms = dist::Communicator::local(kRanks);
+  std::vector<porta::Array<float>> x(kRanks);
+  std::vector<porta::Stream> s(kRanks);
+  lockstep(
+      state, bytes,
+      [&](int r) {
+        s[r] = porta::Stream(gpu(r));
+        x[r] = porta::zeros<float>(porta::Shape{n}, gpu(r));
+        porta::synchronize(gpu(r));
+      },
+      [&](int r) {
+        comms[r].allreduce(x[r], dist::Op::sum, s[r]);
+        s[r].synchronize();
+      });
+  state.SetLabel(comms[0].transport(gpu(0)));
+}
+
 void dsum_allreduce_local(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   std::vector<dist::Communicator> comms = dist::Communicator::local(kRanks);
@@ -190,6 +212,10 @@ int main(int argc, char** argv) {
           std::max<std::int64_t>(10, std::min<std::int64_t>(300, (std::int64_t{1} << 33) / bytes));
       benchmark::RegisterBenchmark("allreduce/nccl", nccl_allreduce)->Arg(bytes)->Iterations(iters)->UseManualTime();
       benchmark::RegisterBenchmark("allreduce/porta", porta_allreduce)->Arg(bytes)->Iterations(iters)->UseManualTime();
+      benchmark::RegisterBenchmark("allreduce/porta_stream", porta_allreduce_stream)
+          ->Arg(bytes)
+          ->Iterations(iters)
+          ->UseManualTime();
     }
     for (std::int64_t e = std::int64_t{1} << 20; e <= (std::int64_t{1} << 28); e <<= (smoke ? 28 : 4)) {
       benchmark::RegisterBenchmark("dsum/allreduce_local", dsum_allreduce_local)
