@@ -5,8 +5,8 @@
 # benchmarks of the GPU and of the machine's CPU. Logs go to $OUT (default: out/gpu-check). Carry
 # .vendor (scripts/gpu-vendor.sh) when the machine has no Catch2 / Google Benchmark / OpenBLAS.
 #
-#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|rtc|fused|tune]...
-#                        (default: all, which is every step but fused and tune)
+#   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|rtc|fused|small|tune]...
+#                        (default: all, which is every step but fused, small and tune)
 #
 # kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
@@ -31,7 +31,7 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(all)
 want() {
   for s in "${steps[@]}"; do
-    { [ "$s" = all ] && [ "$1" != tune ] && [ "$1" != fused ]; } || [ "$s" = "$1" ] && return 0
+    { [ "$s" = all ] && [ "$1" != tune ] && [ "$1" != fused ] && [ "$1" != small ]; } || [ "$s" = "$1" ] && return 0
   done
   return 1
 }
@@ -196,6 +196,13 @@ if want fused; then
   mkdir -p "$benchdir/fused-peers"
   run "fused peers (python)" "$log" python3 scripts/fused_peers.py --json "$benchdir/fused-peers/fused-peers.json" \
     ${PORTA_FUSED_PEERS_ARGS:-}
+fi
+
+if want small; then
+  # Issue 16's small calls: porta's sum of 2^10 floats with its value, and a map of one element,
+  # beside CUB, bare kernels and PyTorch's x.sum().item() / a one-element add, in one step.
+  bench_run small-cuda --device cuda --ops small ${PORTA_BENCH_ARGS:-}
+  run "small calls (torch)" "$log" python3 scripts/small_calls_torch.py
 fi
 
 if [ -d "$benchdir" ]; then
