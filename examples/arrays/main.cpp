@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "common/check.hpp"
 
-int failures = 0;
+namespace {
 
 // Compares a device result with the expected values (all exactly representable here, so the
 // comparison is exact) and prints one line.
 void expect(const std::string& what, const std::vector<float>& got, const std::vector<float>& want) {
   const bool ok = got == want;
-  if (!ok) ++failures;
+  if (!ok) ++example::failures;
   std::printf("  %-40s [", what.c_str());
   for (std::size_t i = 0; i < got.size(); ++i) std::printf(i ? " %g" : "%g", got[i]);
   std::printf("]  %s\n", ok ? "OK" : "WRONG");
@@ -92,12 +92,7 @@ int main() try {
   expect("m.copy()", m2.to_vector(), {0, 1, 2, 3, 4, 5});
   expect("m.to(\"cpu\")", m_cpu.to_vector(), {0, 1, 2, 3, 4, 5});
 
-  if (failures) {
-    std::printf("%d check(s) WRONG\n", failures);
-    return 1;
-  }
-  std::printf("all checks OK\n");
-  return 0;
+  return example::summary();
 } catch (const porta::Error& e) {
   std::fprintf(stderr, "porta error: %s\n", e.what());
   return 2;

@@ -13,16 +13,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/check.hpp"
+
+using example::expect;
+
 namespace {
-
-int failures = 0;
-
-void expect(bool ok, const char* what) {
-  if (!ok) {
-    ++failures;
-    std::printf("  WRONG: %s\n", what);
-  }
-}
 
 double gib(std::uint64_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
@@ -108,12 +103,7 @@ int main() try {
     expect(st.bytes_in_use >= a.nbytes(), "memory_stats counts a live array");
   }
 
-  if (failures) {
-    std::printf("%d check(s) WRONG\n", failures);
-    return 1;
-  }
-  std::printf("all checks OK\n");
-  return 0;
+  return example::summary();
 } catch (const porta::Error& e) {
   std::fprintf(stderr, "porta error: %s\n", e.what());
   return 2;

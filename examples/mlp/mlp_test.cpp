@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/check.hpp"
 #include "mlp.hpp"
 
 namespace {
@@ -18,11 +19,9 @@ namespace {
 using std::int64_t;
 using Net = mlp::Mlp<double>;
 
-int failures = 0;
-
 void report(const char* what, double err, double tol) {
   const bool ok = err <= tol;  // false for NaN
-  if (!ok) ++failures;
+  if (!ok) ++example::failures;
   std::printf("  %-44s %.3g (tolerance %.0e)  %s\n", what, err, tol, ok ? "OK" : "WRONG");
 }
 
@@ -171,12 +170,7 @@ int main() try {
   test_loss_and_gradients(dev);
   test_adam(dev);
   test_training(dev);
-  if (failures) {
-    std::printf("%d check(s) WRONG\n", failures);
-    return 1;
-  }
-  std::printf("all checks OK\n");
-  return 0;
+  return example::summary();
 } catch (const porta::Error& e) {
   std::fprintf(stderr, "porta error: %s\n", e.what());
   return 2;

@@ -8,21 +8,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/check.hpp"
 #include "porta/kernels.hpp"
 #include "porta/porta.hpp"
 
-namespace {
-
-int failures = 0;
-
-void expect(bool ok, const char* what) {
-  if (!ok) {
-    std::printf("WRONG: %s\n", what);
-    ++failures;
-  }
-}
-
-}  // namespace
+using example::expect;
 
 int main() {
   const porta::Device dev = porta::default_device();
@@ -70,7 +60,5 @@ int main() {
   const auto cpu_sum = porta::cumsum(z.to(porta::Device(porta::DeviceType::cpu))).to_vector();
   expect(porta::cumsum(z).to_vector() == cpu_sum, "cumsum: the same bits as on the CPU");
 
-  if (failures != 0) return 1;
-  std::printf("all results match\n");
-  return 0;
+  return example::summary();
 }

@@ -20,13 +20,14 @@
 #include <random>
 #include <vector>
 
+#include "common/check.hpp"
+
 namespace {
 
-int failures = 0;
-
+// Every check is listed, the passing ones too.
 void expect(bool ok, const char* what) {
   std::printf("  %-52s %s\n", what, ok ? "OK" : "WRONG");
-  if (!ok) ++failures;
+  if (!ok) ++example::failures;
 }
 
 }  // namespace
@@ -114,8 +115,7 @@ int main() try {
   }
   expect(hist.to_vector() == expect_hist, "histogram counts, exact");
 
-  std::printf("%s\n", failures == 0 ? "all OK" : "FAILED");
-  return failures == 0 ? 0 : 1;
+  return example::summary();
 } catch (const std::exception& e) {
   std::fprintf(stderr, "sorting: %s\n", e.what());
   return 1;

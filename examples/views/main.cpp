@@ -7,20 +7,10 @@
 #include <iostream>
 #include <vector>
 
+#include "common/check.hpp"
 #include "porta/porta.hpp"
 
-namespace {
-
-int failures = 0;
-
-void expect(bool ok, const char* what) {
-  if (!ok) {
-    std::printf("WRONG: %s\n", what);
-    ++failures;
-  }
-}
-
-}  // namespace
+using example::expect;
 
 int main() {
   const porta::Device dev = porta::default_device();
@@ -79,6 +69,5 @@ int main() {
   expect(xa.to_vector() == std::vector<float>(5, 3.0f), "matmul(x, A)");
 
   std::cout << m << "\n";
-  std::printf("%s\n", failures == 0 ? "all results match the host" : "MISMATCH");
-  return failures == 0 ? 0 : 1;
+  return example::summary();
 }
