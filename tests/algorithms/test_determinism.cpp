@@ -7,10 +7,6 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "porta/detail/reduce_order.hpp"
 #include "support/support.hpp"
 
@@ -127,16 +123,13 @@ TEMPLATE_TEST_CASE("reductions: the CPU's bits do not depend on the thread count
   const auto m = Array<T>::from(h.data(), Shape{rows, cols}, cpu);
   const auto col_ref = ref::reduce_axis(h, 1, rows, cols, ref::Op::sum);
   const auto row_ref = ref::reduce_axis(h, rows, cols, 1, ref::Op::sum);
-  const int saved = omp_get_max_threads();
-  for (int threads : {1, 2, 3, 7, 16}) {
-    omp_set_num_threads(threads);
+  porta_test::for_each_thread_count({1, 2, 3, 7, 16}, [&](int threads) {
     const Bits<T> got = run(x, y, p);
     INFO(threads << " threads: " << got.str() << "\nreference: " << expect.str());
     CHECK(got == expect);
     PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(m, 0).to_vector(), col_ref));
     PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(m, 1).to_vector(), row_ref));
-  }
-  omp_set_num_threads(saved);
+  });
 }
 #endif
 

@@ -10,10 +10,6 @@
 #include <string>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "porta/random.hpp"
 #include "support/support.hpp"
 
@@ -249,22 +245,13 @@ TEMPLATE_TEST_CASE("random: the same bits under 1, 2 and 3 threads and on every 
   const std::vector<T> expect_u = expected_uniform<T>(seed, at, n);
   const std::vector<T> expect_z = host_normals<T>(seed, at, n);
   for (const Device dev : porta_test::test_devices()) {
-#if defined(_OPENMP)
-    const int saved = omp_get_max_threads();
-    for (int threads : {1, 2, 3}) {
-      omp_set_num_threads(threads);
-#else
-    for (int threads : {1}) {
-#endif
+    porta_test::for_each_thread_count({1, 2, 3}, [&](int threads) {
       INFO(dev.to_string() << ", " << threads << " threads");
       PORTA_CHECK_RESULT(
           porta_test::compare_exact(porta::random::uniform<T>(Shape{n}, seed, dev, at).to_vector(), expect_u));
       PORTA_CHECK_RESULT(
           porta_test::compare_exact(porta::random::normal<T>(Shape{n}, seed, dev, at).to_vector(), expect_z));
-    }
-#if defined(_OPENMP)
-    omp_set_num_threads(saved);
-#endif
+    });
   }
 }
 

@@ -11,10 +11,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "support/support.hpp"
 
 using porta::Array;
@@ -318,13 +314,7 @@ TEMPLATE_TEST_CASE("scans: the same bits under 1, 2 and 3 threads and on every d
   const std::vector<T> expect_x = canonical_scan(h, ScanOp::sum, true);
   for (const Device dev : porta_test::test_devices()) {
     const Array<T> x = Array<T>::from(h, dev);
-#if defined(_OPENMP)
-    const int saved = omp_get_max_threads();
-    for (int threads : {1, 2, 3}) {
-      omp_set_num_threads(threads);
-#else
-    for (int threads : {1}) {
-#endif
+    porta_test::for_each_thread_count({1, 2, 3}, [&](int threads) {
       INFO(dev.to_string() << ", " << threads << " threads");
       PORTA_CHECK_RESULT(porta_test::compare_exact(porta::cumsum(x).to_vector(), expect));
       PORTA_CHECK_RESULT(porta_test::compare_exact(porta::exclusive_scan(x).to_vector(), expect_x));
@@ -333,10 +323,7 @@ TEMPLATE_TEST_CASE("scans: the same bits under 1, 2 and 3 threads and on every d
       const Array<T> m = Array<T>::from(hm, Shape{n / 11, 11}, dev);
       PORTA_CHECK_RESULT(porta_test::compare_exact(porta::cumsum(m, 0).to_vector(),
                                                    axis_reference(hm, {n / 11, 11}, 0, ScanOp::sum, false)));
-    }
-#if defined(_OPENMP)
-    omp_set_num_threads(saved);
-#endif
+    });
   }
 }
 

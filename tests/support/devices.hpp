@@ -13,6 +13,8 @@
 // that tests nothing.
 #pragma once
 
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +37,11 @@ std::optional<porta::Device> other_device(porta::Device dev);
 
 // The first GPU device of this machine, if any.
 std::optional<porta::Device> first_gpu();
+
+// Calls body(threads) with OpenMP's thread count set to each of `counts` in turn, for the
+// [determinism] tests: the CPU backend must give the same bits under any count. Without OpenMP
+// only body(1) runs. The count found on entry is restored, also when body throws (a REQUIRE).
+void for_each_thread_count(std::initializer_list<int> counts, const std::function<void(int)>& body);
 
 }  // namespace porta_test
 

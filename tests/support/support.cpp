@@ -8,6 +8,10 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace porta_test {
 
 std::uint64_t base_seed() {
@@ -91,6 +95,22 @@ std::optional<porta::Device> first_gpu() {
   for (const porta::Device& d : porta::devices())
     if (d.is_gpu()) return d;
   return std::nullopt;
+}
+
+void for_each_thread_count(std::initializer_list<int> counts, const std::function<void(int)>& body) {
+#if defined(_OPENMP)
+  struct Restore {
+    int saved = omp_get_max_threads();
+    ~Restore() { omp_set_num_threads(saved); }
+  } restore;
+  for (const int threads : counts) {
+    omp_set_num_threads(threads);
+    body(threads);
+  }
+#else
+  (void)counts;
+  body(1);
+#endif
 }
 
 }  // namespace porta_test
