@@ -118,6 +118,26 @@ porta_test::Result check(const BinaryCase<T>& bc, Device dev, const std::vector<
   }
 }
 
+// Every pair of a value of `as` with one of `bs`: pair i is (ha[i], hb[i]).
+template <class T>
+struct AllPairs {
+  std::vector<T> ha, hb;
+  AllPairs(const std::vector<T>& as, const std::vector<T>& bs) {
+    for (T a : as)
+      for (T b : bs) {
+        ha.push_back(a);
+        hb.push_back(b);
+      }
+  }
+  // f(ha[i], hb[i]) for every pair: a binary map's host reference.
+  template <class F>
+  std::vector<T> host(F f) const {
+    std::vector<T> r(ha.size());
+    for (std::size_t i = 0; i < ha.size(); ++i) r[i] = f(ha[i], hb[i]);
+    return r;
+  }
+};
+
 }  // namespace
 
 #define PORTA_TEST_TYPES float, double, std::int32_t, std::int64_t
@@ -287,29 +307,19 @@ TEMPLATE_TEST_CASE("integer division by zero and overflow", "[map][binary][int]"
   const T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
   const std::vector<T> as = {lo, hi, T(-7), T(7), T(0), T(1), T(-1), T(100)};
   const std::vector<T> bs = {T(0), T(-1), T(1), T(2), T(-3), lo, hi};
-  std::vector<T> ha, hb;
-  for (T a : as)
-    for (T b : bs) {
-      ha.push_back(a);
-      hb.push_back(b);
-    }
-  const auto a = Array<T>::from(ha, dev);
-  const auto b = Array<T>::from(hb, dev);
-  auto host = [&](auto f) {
-    std::vector<T> r(ha.size());
-    for (std::size_t i = 0; i < ha.size(); ++i) r[i] = f(ha[i], hb[i]);
-    return r;
-  };
+  const AllPairs<T> p(as, bs);
+  const auto a = Array<T>::from(p.ha, dev);
+  const auto b = Array<T>::from(p.hb, dev);
   // x / 0 == 0, lowest / -1 == lowest (wraps), others truncate toward zero
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, b).to_vector(), host(div_ref<T>)));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::add(a, b).to_vector(), host(porta_test::ref::add<T>)));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sub(a, b).to_vector(), host(porta_test::ref::sub<T>)));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::mul(a, b).to_vector(), host(porta_test::ref::mul<T>)));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, T(0)).to_vector(), std::vector<T>(ha.size(), T(0))));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, b).to_vector(), p.host(div_ref<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::add(a, b).to_vector(), p.host(porta_test::ref::add<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sub(a, b).to_vector(), p.host(porta_test::ref::sub<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::mul(a, b).to_vector(), p.host(porta_test::ref::mul<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, T(0)).to_vector(), std::vector<T>(p.ha.size(), T(0))));
   PORTA_CHECK_RESULT(
-      porta_test::compare_exact(porta::div(T(5), b).to_vector(), host([](T, T y) { return div_ref(T(5), y); })));
+      porta_test::compare_exact(porta::div(T(5), b).to_vector(), p.host([](T, T y) { return div_ref(T(5), y); })));
   const auto negs = porta::div(a, T(-1)).to_vector();
-  PORTA_CHECK_RESULT(porta_test::compare_exact(negs, host([](T x, T) { return porta_test::ref::sub(T(0), x); })));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(negs, p.host([](T x, T) { return porta_test::ref::sub(T(0), x); })));
 }
 
 TEMPLATE_TEST_CASE("binary maps on IEEE special values", "[map][binary][ieee]", float, double) {
@@ -317,30 +327,20 @@ TEMPLATE_TEST_CASE("binary maps on IEEE special values", "[map][binary][ieee]", 
   const Device dev = PORTA_TEST_DEVICE();
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
   const std::vector<T> vals = {T(0), T(-0.0), T(1), T(-1), T(-2), T(0.5), inf, -inf, nan};
-  std::vector<T> ha, hb;
-  for (T x : vals)
-    for (T y : vals) {
-      ha.push_back(x);
-      hb.push_back(y);
-    }
-  const auto a = Array<T>::from(ha, dev);
-  const auto b = Array<T>::from(hb, dev);
-  auto host = [&](auto f) {
-    std::vector<T> r(ha.size());
-    for (std::size_t i = 0; i < ha.size(); ++i) r[i] = f(ha[i], hb[i]);
-    return r;
-  };
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::add(a, b).to_vector(), host([](T x, T y) { return x + y; })));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sub(a, b).to_vector(), host([](T x, T y) { return x - y; })));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::mul(a, b).to_vector(), host([](T x, T y) { return x * y; })));
+  const AllPairs<T> p(vals, vals);
+  const auto a = Array<T>::from(p.ha, dev);
+  const auto b = Array<T>::from(p.hb, dev);
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::add(a, b).to_vector(), p.host([](T x, T y) { return x + y; })));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sub(a, b).to_vector(), p.host([](T x, T y) { return x - y; })));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::mul(a, b).to_vector(), p.host([](T x, T y) { return x * y; })));
   // x / ±0 is ±inf, 0 / 0 is NaN
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, b).to_vector(), host([](T x, T y) { return x / y; })));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::div(a, b).to_vector(), p.host([](T x, T y) { return x / y; })));
   // maximum / minimum: NaN propagates, -0.0 orders below +0.0
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::maximum(a, b).to_vector(), host(porta_test::ref::max<T>)));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::minimum(a, b).to_vector(), host(porta_test::ref::min<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::maximum(a, b).to_vector(), p.host(porta_test::ref::max<T>)));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(porta::minimum(a, b).to_vector(), p.host(porta_test::ref::min<T>)));
   // pow's special cases are exact in C99 Annex F (pow(x, ±0) = 1, pow(1, y) = 1, pow(-2, 2) = 4, ...)
   PORTA_CHECK_RESULT(porta_test::compare_exact(porta::pow(a, b).to_vector(),
-                                               host([](T x, T y) { return static_cast<T>(std::pow(x, y)); })));
+                                               p.host([](T x, T y) { return static_cast<T>(std::pow(x, y)); })));
   const auto mx = porta::maximum(Array<T>::from(std::vector<T>{T(-0.0), T(0)}, dev),
                                  Array<T>::from(std::vector<T>{T(0), T(-0.0)}, dev))
                       .to_vector();
