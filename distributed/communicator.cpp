@@ -768,15 +768,7 @@ T Communicator::norm2(const Array<T>& x, const Stream& stream) const {
 }
 
 MpiInfo mpi_info() {
-  const detail::dist::MpiStatus s = detail::dist::mpi_status(false);
-  MpiInfo i;
-  i.built = s.built;
-  i.available = s.available;
-  i.version = s.version;
-  i.reason = s.reason;
-  i.cuda_aware = s.cuda_aware;
-  i.hip_aware = s.hip_aware;
-  return i;
+  return static_cast<MpiInfo>(detail::dist::mpi_status(false));
 }
 
 #define PORTA_DIST_INSTANTIATE(T)                                                                     \

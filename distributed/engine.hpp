@@ -17,6 +17,7 @@
 
 #include "porta/abi/backend_v1.h"
 #include "porta/device.hpp"
+#include "porta/distributed.hpp"
 
 namespace porta::detail::dist {
 
@@ -57,15 +58,11 @@ class HostEngine {
 std::shared_ptr<HostEngine> mpi_world(const char* fn);
 std::shared_ptr<HostEngine> mpi_from_fortran(std::int64_t handle, const char* fn);
 
-// For porta-info and porta::distributed::mpi_status(): whether MPI loaded, and what it is or why not.
-struct MpiStatus {
-  bool built = false;      // libporta_mpi.so was built with this libporta
-  bool available = false;  // loaded and initialised
+// For porta-info and porta::distributed::mpi_info(): whether MPI loaded, and what it is or why not.
+// The public MpiInfo and what only porta-info shows.
+struct MpiStatus : porta::distributed::MpiInfo {
   std::string library;     // path of libporta_mpi.so
-  std::string version;     // MPI_Get_library_version's first line
   std::string build_info;  // the headers it was built with
-  std::string reason;      // why not, when not available
-  bool cuda_aware = false, hip_aware = false;
 };
 // Loads (and, unless initialise is false, initialises) the plugin once. Never throws.
 MpiStatus mpi_status(bool initialise);
