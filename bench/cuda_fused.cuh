@@ -7,6 +7,7 @@
 
 #include <porta/fuse.hpp>
 
+#include "cuda_fused_exact.hpp"
 #include "fused_bench.hpp"
 
 namespace porta_bench_cuda {
@@ -66,11 +67,15 @@ void fused_case(benchmark::State& st, const std::string& id, const std::string& 
   const porta::Stream& s = *gpu().porta_stream;
   auto& v = pb::tenant<FusedVectors<T>>(id, [&] {
     FusedVectors<T> made = make_fused_vectors<T>(n, bs);
-    if (impl == "porta") {
-      fused_run(made, bs);
+    if (impl == "porta" || impl == "porta_map_exact") {
+      if (impl == "porta") {
+        fused_run(made, bs);
+      } else {
+        fused_map_exact<T>(s, made.out, made.a, made.b, bs ? &made.c : nullptr);
+      }
       const std::vector<T> got = made.out.to_vector(s), want = fused_eager(made, bs).to_vector(s);
       if (std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) != 0)
-        throw std::runtime_error("the fused expression's bits differ from the eager chain's");
+        throw std::runtime_error(impl + ": the bits differ from the eager chain's");
     }
     return made;
   });
@@ -83,6 +88,8 @@ void fused_case(benchmark::State& st, const std::string& id, const std::string& 
       v.out = fused_eager(v, bs);
       benchmark::DoNotOptimize(v.out.data());
     });
+  } else if (impl == "porta_map_exact") {
+    calls = event_loop(st, reps_for_bytes(bytes), [&] { fused_map_exact<T>(s, v.out, v.a, v.b, bs ? &v.c : nullptr); });
   } else if (bs) {
     calls = event_loop(st, reps_for_bytes(bytes), [&] {
       porta::map(
@@ -103,7 +110,7 @@ void register_fused_dtype(std::int64_t n) {
   for (const bool bs : {false, true}) {
     const std::string op = bs ? "fused_bs" : "fused_chain";
     if (!pb::wanted(op, "fused")) continue;
-    for (const char* impl : {"porta", "porta_eager", "porta_map"}) {
+    for (const char* impl : {"porta", "porta_eager", "porta_map", "porta_map_exact"}) {
       const std::string im = impl;
       pb::add(op, dt, im, n, [im, bs, n](benchmark::State& st, const std::string& id) {
         fused_case<T>(st, id, im, bs, n);

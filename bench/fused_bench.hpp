@@ -14,6 +14,9 @@
 //   porta_map    (CUDA) porta::map of the formula as a lambda in this nvcc-compiled file: the
 //                one-pass kernel the fused expression is held against (issue 16: within 1.15x on
 //                the chain at 2^28)
+//   porta_map_exact  (CUDA) the same porta::map built with -fmad=false (cuda_fused_exact.cu): the
+//                one-pass kernel with the eager bits, which the fused expression also gives; checked
+//                bit for bit against the eager chain before it is timed
 //   openmp       (CPU) the formula in an OpenMP loop
 //
 // Group for PORTA_BENCH_OPS: "fused".
