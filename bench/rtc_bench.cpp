@@ -6,7 +6,8 @@
 //      brings the device up, then times Module + first launch + synchronize (the target:
 //      under 5 ms on the H200), and the parent reports the child's whole run as well;
 //   3. the chain out = sin(x) * cos(y) + x * y at 2^min..2^max as a run-time kernel beside the same
-//      kernel compiled ahead of time by this file's compiler (porta::parallel_for of the same body:
+//      kernel compiled ahead of time by this file's compiler without contraction, as porta compiles
+//      run-time kernels (porta::parallel_for of the same body:
 //      nvcc in a CUDA build, the target "within 1.05x"; the C++ compiler on the CPU), beside the
 //      formula as a porta::map (vector loads, the launch shape of the built-in maps) and beside the
 //      eager operators. Host-timed batches of launches between synchronizes.
