@@ -37,14 +37,14 @@ struct ProgramArgs {
   std::int32_t ninputs;
 };
 
-// in[k] for a k that is uniform across the warp, without indexing the array at run time (which
+// in[k][u] for a k that is uniform across the warp, without indexing the array at run time (which
 // would put the inputs in local memory).
-template <int N, class P>
-__device__ __forceinline__ P read_slot(const P (&s)[N], int k) {
-  P r = s[0];
+template <int N, int U, class P>
+__device__ __forceinline__ P read_slot(const P (&s)[N][U], int k, int u) {
+  P r = s[0][u];
 #pragma unroll
   for (int j = 1; j < N; ++j)
-    if (k == j) r = s[j];
+    if (k == j) r = s[j][u];
   return r;
 }
 
@@ -76,15 +76,8 @@ __device__ __forceinline__ void run_program(const porta_program_op* ops, int nop
       }
       empty = false;
       if (op.kind == PORTA_PROGRAM_INPUT) {
-        const int a = op.arg;
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          Pack<T, V> r = in[0][u];
-#pragma unroll
-          for (int j = 1; j < NIn; ++j)
-            if (a == j) r = in[j][u];
-          acc[u] = r;
-        }
+        for (int u = 0; u < U; ++u) acc[u] = read_slot(in, op.arg, u);
       } else {
         const T v = backend::scalar_value<T>(op.value);
 #pragma unroll
