@@ -31,7 +31,6 @@
 #include <new>
 #include <string>
 #include <unordered_map>
-#include <vector>
 
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
@@ -121,11 +120,6 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     // Peer access from this device to each other one: 0 not asked yet, 1 enabled, -1 not possible.
     std::mutex peer_mutex;
     std::unique_ptr<signed char[]> peer;
-    // Events of this device that order one copy between devices and are then free again. A copy
-    // created and destroyed two events each time (a few us of its ~12 us overhead at 1 MiB); an
-    // event may be recorded again at once, since a wait holds the record current when it was queued.
-    std::mutex event_mutex;
-    std::vector<typename Api::Event> spare_events;
   };
 
   struct Devices {
@@ -383,38 +377,15 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     return PORTA_OK;
   }
 
-  // An ordering event of `dev`, the current device: a spare one, else a new one; it goes back to
-  // the spares when the copy's ordering is queued (the spares live as long as the process).
-  struct OrderingEvent {
-    int dev = -1;
-    typename Api::Event e{};
-    ~OrderingEvent() {
-      if (!e) return;
-      DeviceState& st = devices().states[static_cast<std::size_t>(dev)];
-      std::lock_guard<std::mutex> lock(st.event_mutex);
-      st.spare_events.push_back(e);  // no throw: reserved when the event was taken
+  // Events that exist for one call's ordering only; destroying a recorded event is allowed, its
+  // waits still hold.
+  struct OrderingEvents {
+    typename Api::Event before{}, after{};
+    ~OrderingEvents() {
+      if (before) (void)Api::event_destroy(before);
+      if (after) (void)Api::event_destroy(after);
     }
   };
-  static porta_status take_event(int dev, OrderingEvent& out, const char* fn) noexcept {
-    DeviceState& st = devices().states[static_cast<std::size_t>(dev)];
-    {
-      std::lock_guard<std::mutex> lock(st.event_mutex);
-      if (!st.spare_events.empty()) {
-        out.e = st.spare_events.back();
-        st.spare_events.pop_back();
-        out.dev = dev;
-        return PORTA_OK;
-      }
-      try {
-        st.spare_events.reserve(st.spare_events.capacity() + 1);
-      } catch (...) {
-        return backend::set_error(PORTA_ERR_OOM, "%s: out of host memory", fn);
-      }
-    }
-    PORTA_GPU_CALL(fn, event_create_ordering, &out.e);
-    out.dev = dev;
-    return PORTA_OK;
-  }
 
   static porta_status copy_peer(int dev, const void* src, int dst_dev, void* dst, size_t bytes,
                                 porta_stream s) noexcept {
@@ -422,27 +393,27 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     if (bytes == 0) return PORTA_OK;
     if (dst == nullptr || src == nullptr) return backend::set_error(PORTA_ERR_INVALID, "%s: NULL pointer", fn);
     if (dev == dst_dev) return copy(dev, dst, src, bytes, PORTA_COPY_DEVICE_TO_DEVICE, s);
-    OrderingEvent before, after;
+    OrderingEvents ev;
     {  // On the destination: its reach to the source, and a mark after the work queued there so far.
       DeviceGuard<Api> guard;
       PORTA_GPU_CHECK(enter(guard, dst_dev, fn));
       PORTA_GPU_CHECK(peer_link(dst_dev, dev, fn));
-      PORTA_GPU_CHECK(take_event(dst_dev, before, fn));
-      PORTA_GPU_CALL(fn, event_record, before.e, typename Api::Stream{});
+      PORTA_GPU_CALL(fn, event_create_ordering, &ev.before);
+      PORTA_GPU_CALL(fn, event_record, ev.before, typename Api::Stream{});
     }
     {  // On the source's stream: wait for that mark, copy, and mark the end of the copy.
       DeviceGuard<Api> guard;
       PORTA_GPU_CHECK(enter(guard, dev, fn));
       PORTA_GPU_CHECK(peer_link(dev, dst_dev, fn));
-      PORTA_GPU_CHECK(take_event(dev, after, fn));
-      PORTA_GPU_CALL(fn, stream_wait_event, native(s), before.e);
+      PORTA_GPU_CALL(fn, event_create_ordering, &ev.after);
+      PORTA_GPU_CALL(fn, stream_wait_event, native(s), ev.before);
       PORTA_GPU_CALL(fn, memcpy_peer_async, dst, dst_dev, src, dev, bytes, native(s));
-      PORTA_GPU_CALL(fn, event_record, after.e, native(s));
+      PORTA_GPU_CALL(fn, event_record, ev.after, native(s));
     }
     // The destination's default stream (and, through it, its blocking streams) waits for the copy.
     DeviceGuard<Api> guard;
     PORTA_GPU_CHECK(enter(guard, dst_dev, fn));
-    PORTA_GPU_CALL(fn, stream_wait_event, typename Api::Stream{}, after.e);
+    PORTA_GPU_CALL(fn, stream_wait_event, typename Api::Stream{}, ev.after);
     return PORTA_OK;
   }
 
