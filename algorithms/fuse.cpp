@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Front end of fused expressions (porta/fuse.hpp, issue 16): checks an expression's leaves and
-// program, then runs it through the backend's map_program entry in one pass.
+// program, then runs it in one pass: as a generated kernel where fuse_jit.cpp's policy allows,
+// else through the backend's map_program entry (the interpreter).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "algorithms/common.hpp"
+#include "algorithms/fuse_jit.hpp"
 #include "algorithms/strided.hpp"
 #include "porta/fuse.hpp"
 
@@ -64,6 +66,7 @@ void fused_run(const Call& c, const porta_program_op* ops, std::int32_t nops, co
   const void* inputs[PORTA_PROGRAM_MAX_INPUTS] = {};
   for (std::int32_t k = 0; k < nleaves; ++k)
     inputs[k] = contiguous_input(*leaves[k], hold[static_cast<std::size_t>(k)], stream).data();
+  if (fused_jit(c, stream, ops, nops, inputs, nleaves, out.data(), out.size())) return;
   c.check(c.t().map_program(c.dev(), dtype_of<T>(), out.size(), ops, nops, inputs, nleaves, out.data(), c.stream));
 }
 

@@ -3,10 +3,12 @@
 // chain's bits for every op and dtype on every device, and bad expressions typed errors.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "porta/fuse.hpp"
+#include "porta/rtc.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -41,7 +43,95 @@ std::vector<T> moderate(porta_test::Rng& rng, std::int64_t n) {
   }
 }
 
+// PORTA_FUSE set for a scope (fuse_jit.cpp reads it at every evaluation), the old value restored.
+class FuseMode {
+ public:
+  explicit FuseMode(const char* mode) {
+    const char* old = std::getenv("PORTA_FUSE");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("PORTA_FUSE", mode, 1);
+  }
+  ~FuseMode() {
+    if (had_) {
+      setenv("PORTA_FUSE", old_.c_str(), 1);
+    } else {
+      unsetenv("PORTA_FUSE");
+    }
+  }
+  FuseMode(const FuseMode&) = delete;
+  FuseMode& operator=(const FuseMode&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+std::uint64_t rtc_kernel_uses() {
+  const porta::rtc::Stats s = porta::rtc::stats();
+  return s.compiles + s.disk_hits + s.memory_hits;
+}
+
 }  // namespace
+
+TEMPLATE_TEST_CASE("fused: generated kernels and the interpreter both give the eager bits", "[fuse][map][rtc]", float,
+                   double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::string why = porta::rtc::unavailable_reason(dev);
+  for (std::int64_t n : {1, 7, 8, 9, 1000, 100003}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    // One slot more, so that the slices [1, n + 1) are not 16-byte aligned: the element path.
+    const Array<T> xs = Array<T>::from(porta_test::uniform<T>(rng, n + 1, T(0.25), T(3)), dev);
+    const Array<T> ys = Array<T>::from(porta_test::uniform<T>(rng, n + 1, T(-2), T(2)), dev);
+    const Array<T> zs = Array<T>::from(porta_test::uniform<T>(rng, n + 1, T(-2), T(2)), dev);
+    for (const bool aligned : {true, false}) {
+      INFO((aligned ? "aligned" : "offset by one element"));
+      const std::int64_t b = aligned ? 0 : 1;
+      const Array<T> xa = xs.slice({{b, b + n}}), ya = ys.slice({{b, b + n}}), za = zs.slice({{b, b + n}});
+      const auto x = porta::lazy(xa), y = porta::lazy(ya), z = porta::lazy(za);
+      const T half = T(0.5), two = T(2);
+      // Every unary op (values kept where each is defined) and every binary op, with scalars on
+      // either side and operands in both stack orders (BINARY and BINARY_REV).
+      const auto unary_e = porta::sigmoid(porta::tanh(porta::cos(
+          porta::sin(porta::log(porta::exp(porta::sqrt(porta::abs(-porta::relu(porta::square(y - half) - half)))))))));
+      const Array<T> unary_w = porta::sigmoid(porta::tanh(porta::cos(
+          porta::sin(porta::log(porta::exp(porta::sqrt(porta::abs(-porta::relu(porta::square(ya - half) - half)))))))));
+      const auto binary_e = porta::pow(x, y) - porta::minimum(y, z) / (two + x * y) +
+                            porta::maximum(half, z) * (z - porta::minimum(x * half, y + z));
+      const Array<T> binary_w =
+          porta::pow(xa, ya) - porta::minimum(ya, za) / (two + xa * ya) +
+          porta::maximum(Array<T>(porta::full<T>(Shape{n}, half, dev)), za) * (za - porta::minimum(xa * half, ya + za));
+      const auto grad_e = Expr<T>::binary(PORTA_BINARY_RELU_GRAD, x * y, z - half) + T(1);
+      const Array<T> grad_w = porta::relu_grad(xa * ya, za - half) + T(1);
+      for (const char* mode : {"jit", "interpret"}) {
+        INFO("PORTA_FUSE=" << mode);
+        if (std::string(mode) == "jit" && !why.empty()) {
+          WARN("no run-time compiler for " << dev.to_string() << ": " << why);
+          continue;
+        }
+        const FuseMode m(mode);
+        const std::uint64_t before = rtc_kernel_uses();
+        Array<T> out = porta_test::poisoned<T>(Shape{n}, dev);
+        out.assign(unary_e);
+        require_same_bits(out.to_vector(), unary_w.to_vector());
+        require_same_bits(Array<T>(binary_e).to_vector(), binary_w.to_vector());
+        require_same_bits(Array<T>(grad_e).to_vector(), grad_w.to_vector());
+        // The path asked for is the path taken: three run-time kernels, or none.
+        CHECK(rtc_kernel_uses() - before == (std::string(mode) == "jit" ? 3u : 0u));
+      }
+    }
+  }
+}
+
+TEST_CASE("fused: PORTA_FUSE takes auto, jit or interpret", "[fuse][errors]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const auto a = porta::full<float>(Shape{4}, 1.0f, dev);
+  const FuseMode m("fast");
+  REQUIRE_THROWS_WITH(Array<float>(porta::lazy(a) * 2.0f),
+                      Catch::Contains("PORTA_FUSE=fast: expected auto, jit or interpret"));
+}
 
 TEMPLATE_TEST_CASE("fused: every unary op gives the eager op's bits", "[fuse][map]", PORTA_TEST_TYPES) {
   using T = TestType;

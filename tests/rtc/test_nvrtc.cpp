@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/fuse_jit.hpp"
 #include "backends/gpu/rtc_compiler.hpp"
+#include "porta/fuse.hpp"
 #include "porta/rtc.hpp"
 #include "support/catch.hpp"
 
@@ -104,4 +106,38 @@ TEST_CASE("nvrtc: errors name the user's line, and a wrong argument type is a co
                 &code, &log) == porta::detail::gpu::RtcResult::compile_error);
   INFO(log);
   CHECK(log.find("scalar argument's C++ type differs") != std::string::npos);
+}
+
+TEST_CASE("nvrtc: fused expressions' generated kernels compile, every op in float and double", "[rtc][nvrtc][fuse]") {
+  if (!nvrtc().ok) {
+    WARN("NVRTC is not installed here: " << nvrtc().why);
+    return;
+  }
+  // Expressions are built on CPU arrays: only their programs are compiled here.
+  const porta::Device cpu(porta::DeviceType::cpu);
+  const auto compile_all = [&](auto zero) {
+    using T = decltype(zero);
+    const porta::Array<T> a = porta::full<T>(porta::Shape{4}, T(1), cpu),
+                          b = porta::full<T>(porta::Shape{4}, T(2), cpu),
+                          c = porta::full<T>(porta::Shape{4}, T(3), cpu);
+    const auto x = porta::lazy(a), y = porta::lazy(b), z = porta::lazy(c);
+    const std::vector<porta::Expr<T>> programs{
+        porta::sin(x) * porta::cos(y) + x * y,
+        porta::sigmoid(porta::tanh(porta::log(porta::exp(porta::sqrt(porta::abs(-porta::relu(porta::square(x)))))))),
+        porta::pow(x, y) - porta::minimum(y, z) / (T(2) + x) + porta::maximum(T(0.5), z),
+        porta::Expr<T>::binary(PORTA_BINARY_RELU_GRAD, x, y - T(1))};
+    for (const porta::Expr<T>& e : programs) {
+      const std::string text =
+          porta::detail::fused_program_text(e.ops().data(), static_cast<std::int32_t>(e.ops().size()),
+                                            static_cast<std::int32_t>(e.leaf_pointers().size()), sizeof(T) == 8);
+      std::string code, log;
+      INFO(text);
+      CHECK(porta::detail::gpu::rtc_compile_program(nvrtc(), text.c_str(), kOptions, &code, &log) ==
+            porta::detail::gpu::RtcResult::ok);
+      INFO(log);
+      CHECK(!code.empty());
+    }
+  };
+  compile_all(0.0f);
+  compile_all(0.0);
 }
