@@ -3,6 +3,7 @@
 // formula compiled here by nvcc (included by cuda_bench.cu, after its helpers). Names, bytes, impls
 // and the group: fused_bench.hpp. The fused case checks once, before it is timed, that its result
 // has the eager chain's bits (a mismatch fails the case). Timed by events around a batch.
+#include <cstdlib>
 #include <cstring>
 
 #include <porta/fuse.hpp>
@@ -61,14 +62,27 @@ void fused_run(FusedVectors<T>& v, bool bs) {
   }
 }
 
+// PORTA_FUSE=interpret for the porta_interp case: the expression through the backend's interpreter
+// (map_program) instead of its generated kernel.
+struct InterpretFused {
+  bool on;
+  explicit InterpretFused(bool b) : on(b) {
+    if (on) setenv("PORTA_FUSE", "interpret", 1);
+  }
+  ~InterpretFused() {
+    if (on) unsetenv("PORTA_FUSE");
+  }
+};
+
 template <class T>
 void fused_case(benchmark::State& st, const std::string& id, const std::string& impl, bool bs, std::int64_t n) {
   require_porta(st);
+  const InterpretFused interpret(impl == "porta_interp");
   const porta::Stream& s = *gpu().porta_stream;
   auto& v = pb::tenant<FusedVectors<T>>(id, [&] {
     FusedVectors<T> made = make_fused_vectors<T>(n, bs);
-    if (impl == "porta" || impl == "porta_map_exact") {
-      if (impl == "porta") {
+    if (impl == "porta" || impl == "porta_interp" || impl == "porta_map_exact") {
+      if (impl != "porta_map_exact") {
         fused_run(made, bs);
       } else {
         fused_map_exact<T>(s, made.out, made.a, made.b, bs ? &made.c : nullptr);
@@ -81,7 +95,7 @@ void fused_case(benchmark::State& st, const std::string& id, const std::string& 
   });
   const double bytes = (bs ? 4.0 : 3.0) * static_cast<double>(n) * sizeof(T);
   int calls = 0;
-  if (impl == "porta") {
+  if (impl == "porta" || impl == "porta_interp") {
     calls = event_loop(st, reps_for_bytes(bytes), [&] { fused_run(v, bs); });
   } else if (impl == "porta_eager") {
     calls = event_loop(st, reps_for_bytes(bytes), [&] {
@@ -110,7 +124,7 @@ void register_fused_dtype(std::int64_t n) {
   for (const bool bs : {false, true}) {
     const std::string op = bs ? "fused_bs" : "fused_chain";
     if (!pb::wanted(op, "fused")) continue;
-    for (const char* impl : {"porta", "porta_eager", "porta_map", "porta_map_exact"}) {
+    for (const char* impl : {"porta", "porta_interp", "porta_eager", "porta_map", "porta_map_exact"}) {
       const std::string im = impl;
       pb::add(op, dt, im, n, [im, bs, n](benchmark::State& st, const std::string& id) {
         fused_case<T>(st, id, im, bs, n);

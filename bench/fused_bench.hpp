@@ -7,9 +7,11 @@
 //   fused_bs/<dtype>/<impl>/<n>      Black-Scholes call prices from spot, strike, years (bytes: 4 words)
 //
 //   porta        the fused expression, written in a plain C++ way (the expression is built on the
-//                host and run by map_program, precompiled in the backend: no GPU compiler involved,
-//                whichever compiler builds the calling file). fused_bs evaluates d1 into an array
+//                host; no GPU compiler builds the calling file): on the GPU a kernel generated for
+//                it at run time (algorithms/fuse_jit.cpp; compiled once, in the warm-up), on the CPU
+//                the backend's interpreter (map_program). fused_bs evaluates d1 into an array
 //                first (both CDFs read it), then the price: two passes
+//   porta_interp (CUDA) the same with PORTA_FUSE=interpret: the plugin's precompiled interpreter
 //   porta_eager  the same formula with porta's eager operators (a pass and a temporary per op)
 //   porta_map    (CUDA) porta::map of the formula as a lambda in this nvcc-compiled file: the
 //                one-pass kernel the fused expression is held against (issue 16: within 1.15x on
