@@ -6,9 +6,10 @@
 //
 // Why: the interpreter dispatches every op of every element (a switch per op), which on an H200
 // cost 1.42x a porta::map of the same chain compiled by nvcc; a generated kernel is that porta::map
-// (straight-line code, 16-byte loads of every input issued before any op, one store) with the
-// eager bits, because the rtc options forbid contraction as the eager maps' build does and the
-// math is the vendors' own (sinf, expf, ...), as in the eager maps.
+// (straight-line code, 16-byte loads of every input issued before any op, one store, a grid that
+// covers the array: rtc_launch_cover) with the eager bits, because the rtc options forbid
+// contraction as the eager maps' build does and the math is the vendors' own (sinf, expf, ...), as
+// in the eager maps.
 //
 // Scalars are kernel arguments, never literals: a loop that changes `alpha` every step reuses one
 // kernel. The key of a program is its dtype and its ops without their values.
@@ -321,7 +322,7 @@ bool fused_jit(const Call& c, const Stream& stream, const porta_program_op* ops,
     const FusedArgs<T> args(c.device, ops, nops, inputs, ninputs, y, n);
     try {
       if (module == nullptr) throw_invalid(c.fn, "a program op has no run-time form");
-      rtc::detail::launch(module, kKernel, c.device, &stream, (n + per - 1) / per, args.list);
+      rtc::detail::launch(module, kKernel, c.device, &stream, (n + per - 1) / per, args.list, true);
     } catch (const Error&) {
       if (mode == FuseMode::jit || known) throw;
       // A program that does not compile here (it should not happen) is interpreted from now on.

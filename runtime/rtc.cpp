@@ -303,7 +303,7 @@ std::string program_text(const std::string& source, const std::string& kernel, c
 }
 
 void launch(const std::shared_ptr<ModuleState>& module, const std::string& kernel, Device device, const Stream* stream,
-            std::int64_t n, const std::vector<Arg>& args) {
+            std::int64_t n, const std::vector<Arg>& args, bool cover) {
   if (!module) porta::detail::throw_invalid(kFn, "the kernel comes from a moved-from Module");
   if (n < 0) porta::detail::throw_invalid(kFn, ("n is " + std::to_string(n) + "; it must be at least 0").c_str());
   // A name, or a template's name with its arguments ("axpy<float>"): nothing that could end the call.
@@ -356,7 +356,7 @@ void launch(const std::shared_ptr<ModuleState>& module, const std::string& kerne
   }
   std::memset(blob, 0, l.size);
   for (std::size_t i = 0; i < args.size(); ++i) std::memcpy(blob + l.offsets[i], args[i].value, args[i].size);
-  porta::detail::check(t.rtc_launch(device.index, k, n, blob, l.size, s), kFn, device);
+  porta::detail::check((cover ? t.rtc_launch_cover : t.rtc_launch)(device.index, k, n, blob, l.size, s), kFn, device);
 }
 
 }  // namespace detail

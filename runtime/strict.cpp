@@ -584,6 +584,7 @@ const porta_backend_v1& strict_backend() {
     t.collective = s::cpu().collective;
     t.coll_group = s::cpu().coll_group;
     t.rtc_launch = &s::rtc_launch;
+    t.rtc_launch_cover = &s::rtc_launch;  // the CPU has no grid (cpu_rtc.cpp)
     return t;
   }();
   return table;

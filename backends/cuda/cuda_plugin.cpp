@@ -75,6 +75,10 @@ struct Cuda {
   static cudaError_t rtc_module_launch(void* fn, unsigned grid, unsigned block, void** args, cudaStream_t s) {
     return cudaLaunchKernel(reinterpret_cast<const void*>(fn), dim3(grid), dim3(block), args, 0, s);
   }
+  // The runtime's occupancy calculator takes a cudaKernel_t cast the same way.
+  static cudaError_t rtc_resident_blocks(void* fn, int block, int* blocks) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<const void*>(fn), block, 0);
+  }
 
   static std::string no_device_reason(cudaError_t e, int) {
     char buf[512];

@@ -67,6 +67,9 @@ struct Hip {
   static hipError_t rtc_module_launch(void* fn, unsigned grid, unsigned block, void** args, hipStream_t s) {
     return hipModuleLaunchKernel(reinterpret_cast<hipFunction_t>(fn), grid, 1, 1, block, 1, 1, 0, s, args, nullptr);
   }
+  static hipError_t rtc_resident_blocks(void* fn, int block, int* blocks) {
+    return hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<hipFunction_t>(fn), block, 0);
+  }
 
   // The HIP runtime reports the same hipErrorNoDevice whether the kernel driver is missing, the
   // container lacks /dev/kfd, the user may not open it, or the visibility variables hide every

@@ -262,4 +262,10 @@ porta_status rtc_launch(int dev, porta_rtc_kernel k, int64_t n, const void* args
   PORTA_CPU_CATCH("rtc_launch")
 }
 
+// The CPU has no grid: the entry's OpenMP loop over [0, n) either way.
+porta_status rtc_launch_cover(int dev, porta_rtc_kernel k, int64_t n, const void* args, size_t args_bytes,
+                              porta_stream s) noexcept {
+  return rtc_launch(dev, k, n, args, args_bytes, s);
+}
+
 }  // namespace porta::detail::cpu

@@ -106,9 +106,10 @@ Arg make_arg(const T& v, ViewBits&) {
 }
 
 struct ModuleState;
-// Compiles (or finds in the caches) and launches; libporta, runtime/rtc.cpp.
+// Compiles (or finds in the caches) and launches; libporta, runtime/rtc.cpp. cover: the entry's index
+// is a vector's work (porta's generated fused kernels; the backend's rtc_launch_cover).
 void launch(const std::shared_ptr<ModuleState>& module, const std::string& kernel, Device device, const Stream* stream,
-            std::int64_t n, const std::vector<Arg>& args);
+            std::int64_t n, const std::vector<Arg>& args, bool cover = false);
 std::shared_ptr<ModuleState> make_module(std::string source, std::string options, std::string source_name);
 // The whole program a launch with `args` compiles (prelude, source, generated entry), for tests that
 // compile it with NVRTC without a GPU (tests/rtc/test_nvrtc.cpp).

@@ -387,6 +387,11 @@ typedef struct porta_backend_v1 {
    * args_bytes long, copied before the call returns (the host memory may be reused at once). */
   porta_status (*rtc_launch)(int dev, porta_rtc_kernel k, int64_t n, const void* args, size_t args_bytes,
                              porta_stream s);
+  /* As rtc_launch, for an entry whose index is a vector's work (porta's generated fused kernels): on
+   * GPUs one thread per index on a grid that covers [0, n), where rtc_launch strides over the
+   * blocks the device keeps resident (the faster shape for one element per index). */
+  porta_status (*rtc_launch_cover)(int dev, porta_rtc_kernel k, int64_t n, const void* args, size_t args_bytes,
+                                   porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

@@ -136,11 +136,13 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
   const dim3 block = block_shape(range, fn);
   Api::Error e = Api::kSuccess;
   if constexpr (Rank == 1) {
-    // A grid that covers the range (the kernel's grid-stride loop only matters past 2^31 blocks), as
-    // the 2-D and 3-D launches and porta::map: on the H200 a chain of sin, cos and products over
-    // 2^28 floats took 0.74 ms so and 0.86 ms as a grid-stride loop over the resident blocks.
-    const unsigned grid = grid_extent(range.extent(0), block.x, gpu::kMaxGrid);
-    e = Api::launch(parallel_for_kernel<F>, dim3(grid), block, 0, stream, range.begin(0), range.end(0), f);
+    // A grid-stride loop over the blocks the device keeps resident (or fewer, for small n).
+    auto kernel = parallel_for_kernel<F>;
+    std::int64_t resident = 0;
+    e = gpu::resident_grid<Api>(kernel, static_cast<int>(block.x), 0, &resident);
+    if (e != Api::kSuccess) throw_api_error(fn, device, "sizing the grid", e);
+    const std::int64_t grid = gpu::clamp_grid(range.extent(0) / block.x + (range.extent(0) % block.x != 0), resident);
+    e = Api::launch(kernel, dim3(static_cast<unsigned>(grid)), block, 0, stream, range.begin(0), range.end(0), f);
   } else if constexpr (Rank == 2) {
     const dim3 grid(grid_extent(range.extent(1), block.x, gpu::kMaxGrid), grid_extent(range.extent(0), block.y, 65535));
     const bool cover = static_cast<std::int64_t>(grid.x) * block.x >= range.extent(1) &&
