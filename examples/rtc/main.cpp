@@ -38,7 +38,7 @@ PORTA_RTC_KERNEL void saxpy(porta_index i, float a, porta::rtc::View<const float
 
 PORTA_RTC_KERNEL void chain(porta_index i, porta::rtc::View<const float> x, porta::rtc::View<const float> y,
                             porta::rtc::View<float> out) {
-  const float a = x[i], b = y[i];  // read once: see "Speed" below
+  const float a = x[i], b = y[i];  // each element read once (docs/rtc.md, "Speed")
   out[i] = porta::rtc::sin(a) * porta::rtc::cos(b) + a * b;
 }
 )";
