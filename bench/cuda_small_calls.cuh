@@ -3,7 +3,9 @@
 // cuda_bench.cu; group "small" (scripts/bench.sh --ops small), or "latency" with the other cases.
 //
 //   latency_map f32, 1 element, host wall-clock time per call, each call waited for:
-//     porta       porta::map(stream, out, x + 1, x) and the stream's synchronize
+//     porta       porta::map(stream, out, x + 1, x) and the stream's synchronize (a PORTA_LAMBDA)
+//     porta-functor  the same with a functor (nvcc's host side of a PORTA_LAMBDA is a heap-held
+//                 wrapper; docs/guide.md, user kernels)
 //     kernel      an empty kernel <<<1, 1>>> and cudaStreamSynchronize: the floor of any launch
 //     kernel-map  a hand kernel out[0] = x[0] + 1 and cudaStreamSynchronize
 //   Target: porta <= kernel + 0.5 us.
@@ -19,6 +21,10 @@ __global__ void empty_kernel() {}
 __global__ void add_one_kernel(const float* x, float* out) {
   out[0] = x[0] + 1.0f;
 }
+
+struct AddOne {
+  PORTA_HOST_DEVICE float operator()(float a) const { return a + 1.0f; }
+};
 
 struct MapOne {
   porta::Array<float> x, out;
@@ -51,6 +57,15 @@ void register_small_calls() {
     host_loop(st, [&] {
       porta::map(
           s, m.out, PORTA_LAMBDA(float a) { return a + 1.0f; }, m.x);
+      s.synchronize();
+    });
+  });
+  add("porta-functor", [](benchmark::State& st, const std::string& id) {
+    require_porta(st);
+    MapOne& m = map_one(id);
+    const porta::Stream& s = *gpu().porta_stream;
+    host_loop(st, [&] {
+      porta::map(s, m.out, AddOne{}, m.x);
       s.synchronize();
     });
   });

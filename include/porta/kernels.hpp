@@ -270,7 +270,7 @@ struct CastLoad {
 };
 
 template <class T, class F, class... In>
-void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p);
+void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p);
 
 }  // namespace detail
 
@@ -362,7 +362,7 @@ PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
 }
 
 template <class T, class F, class... In>
-void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, F f, const In*... p) {
+void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p) {
   constexpr const char* fn = "porta::map";
   PORTA_DETAIL_CHECK_KERNEL(F);
   check_stream_device(stream, dev, fn);

@@ -158,7 +158,7 @@ std::int64_t map_blocks_wanted(std::int64_t n, const MapSplit& s) {
 // the blocks the device keeps resident (the kernel strides over the rest); waves == 0 launches
 // every wanted block instead (no striding), which is what porta's built-in maps do.
 template <class Api, int Unroll = kMapUnroll, class F, class TO, class... TI>
-typename Api::Error launch_map_waves(int waves, typename Api::Stream stream, std::int64_t n, F f, TO* y,
+typename Api::Error launch_map_waves(int waves, typename Api::Stream stream, std::int64_t n, const F& f, TO* y,
                                      const TI*... in) {
   if (n <= 0) return Api::kSuccess;
   constexpr int V = map_width<TO, TI...>();
@@ -182,7 +182,7 @@ typename Api::Error launch_map_waves(int waves, typename Api::Stream stream, std
 
 // The built-in maps: the whole array as one grid.
 template <class Api, int Unroll = kMapUnroll, class F, class TO, class... TI>
-typename Api::Error launch_map(typename Api::Stream stream, std::int64_t n, F f, TO* y, const TI*... in) {
+typename Api::Error launch_map(typename Api::Stream stream, std::int64_t n, const F& f, TO* y, const TI*... in) {
   return launch_map_waves<Api, Unroll>(0, stream, n, f, y, in...);
 }
 
@@ -190,7 +190,7 @@ typename Api::Error launch_map(typename Api::Stream stream, std::int64_t n, F f,
 // user functions tend to be arithmetic-heavy (double-precision transcendentals), a resident grid
 // with one vector per step.
 template <class Api, class F, class TO, class... TI>
-typename Api::Error launch_user_map(typename Api::Stream stream, std::int64_t n, F f, TO* y, const TI*... in) {
+typename Api::Error launch_user_map(typename Api::Stream stream, std::int64_t n, const F& f, TO* y, const TI*... in) {
   if constexpr (map_width<TO, TI...>() >= 4) {
     return launch_map_waves<Api, kMapUnroll>(0, stream, n, f, y, in...);
   } else {

@@ -128,7 +128,7 @@ inline unsigned grid_extent(std::int64_t points, unsigned block, std::int64_t ca
 // f(i[, j[, k]]) for every index of `range` on `device`, asynchronous on `native_stream` (nullptr:
 // the default stream).
 template <int Rank, class F>
-void parallel_for(Device device, const Range<Rank>& range, F f, void* native_stream, const char* fn) {
+void parallel_for(Device device, const Range<Rank>& range, const F& f, void* native_stream, const char* fn) {
   gpu::DeviceGuard<Api> guard;
   enter(guard, device, fn);
   if (range.size() <= 0) return;
@@ -162,12 +162,16 @@ void parallel_for(Device device, const Range<Rank>& range, F f, void* native_str
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
 }
 
+// The kernel object travels by reference down to the launch, which copies it once into the kernel's
+// parameters: nvcc's host side of a PORTA_LAMBDA keeps its closure on the heap, so every copy on the
+// way was an allocation and a free per call (issue 16, small calls).
+//
 // out[i] = f(in[i]...) for i in [0, n) on `device`, asynchronous on `native_stream`. It runs the
 // kernel of porta's built-in maps (16-byte vectors of every operand where they are aligned alike,
 // several in flight per thread) rather than parallel_for's one 4- or 8-byte access per operand and
 // thread, so that a user's map is held to the bandwidth of a built-in one.
 template <class T, class F, class... In>
-void map(Device device, std::int64_t n, F f, T* out, void* native_stream, const char* fn, const In*... in) {
+void map(Device device, std::int64_t n, const F& f, T* out, void* native_stream, const char* fn, const In*... in) {
   gpu::DeviceGuard<Api> guard;
   enter(guard, device, fn);
   const Api::Error e = gpu::launch_user_map<Api>(static_cast<Api::Stream>(native_stream), n, f, out, in...);
