@@ -3,7 +3,6 @@
 // formula compiled here by nvcc (included by cuda_bench.cu, after its helpers). Names, bytes, impls
 // and the group: fused_bench.hpp. The fused case checks once, before it is timed, that its result
 // has the eager chain's bits (a mismatch fails the case). Timed by events around a batch.
-#include <cstdlib>
 #include <cstring>
 
 #include <porta/fuse.hpp>
@@ -62,22 +61,10 @@ void fused_run(FusedVectors<T>& v, bool bs) {
   }
 }
 
-// PORTA_FUSE=interpret for the porta_interp case: the expression through the backend's interpreter
-// (map_program) instead of its generated kernel.
-struct InterpretFused {
-  bool on;
-  explicit InterpretFused(bool b) : on(b) {
-    if (on) setenv("PORTA_FUSE", "interpret", 1);
-  }
-  ~InterpretFused() {
-    if (on) unsetenv("PORTA_FUSE");
-  }
-};
-
 template <class T>
 void fused_case(benchmark::State& st, const std::string& id, const std::string& impl, bool bs, std::int64_t n) {
   require_porta(st);
-  const InterpretFused interpret(impl == "porta_interp");
+  const pb::FuseModeScope mode(impl == "porta_interp" ? "interpret" : nullptr);
   const porta::Stream& s = *gpu().porta_stream;
   auto& v = pb::tenant<FusedVectors<T>>(id, [&] {
     FusedVectors<T> made = make_fused_vectors<T>(n, bs);

@@ -12,6 +12,8 @@
 //                the backend's interpreter (map_program). fused_bs evaluates d1 into an array
 //                first (both CDFs read it), then the price: two passes
 //   porta_interp (CUDA) the same with PORTA_FUSE=interpret: the plugin's precompiled interpreter
+//   porta_jit    (CPU) the same with PORTA_FUSE=jit: a kernel generated for it and compiled by the
+//                host compiler (once, before the timing; skipped where no compiler runs)
 //   porta_eager  the same formula with porta's eager operators (a pass and a temporary per op)
 //   porta_map    (CUDA) porta::map of the formula as a lambda in this nvcc-compiled file: the
 //                one-pass kernel the fused expression is held against (issue 16: within 1.15x on
@@ -26,6 +28,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "common.hpp"
@@ -80,6 +83,19 @@ template <class T>
 PB_HOST_DEVICE T bs_call(T s, T k, T t) {
   return bs_price<T>(s, k, t, bs_d1<T>(s, k, t));
 }
+
+// PORTA_FUSE for one case (algorithms/fuse_jit.cpp reads it at every evaluation); nullptr: unchanged.
+struct FuseModeScope {
+  bool on;
+  explicit FuseModeScope(const char* mode) : on(mode != nullptr) {
+    if (on) setenv("PORTA_FUSE", mode, 1);
+  }
+  ~FuseModeScope() {
+    if (on) unsetenv("PORTA_FUSE");
+  }
+  FuseModeScope(const FuseModeScope&) = delete;
+  FuseModeScope& operator=(const FuseModeScope&) = delete;
+};
 
 // The sizes of the fused cases: the vector sizes from 2^20 (issue 16 asks for 2^20 .. 2^28), or the
 // largest one when a run stops below that (the smoke run).
