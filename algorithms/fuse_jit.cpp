@@ -205,23 +205,12 @@ std::string fused_source(const porta_program_op* ops, std::int32_t nops, std::in
   return p.str();
 }
 
-// Programs seen in this process, by key: the module (null when generation failed in auto mode, so
-// that the program is interpreted from then on without trying again).
+// Programs seen in this process, by device type and key: the module (null when generation failed in
+// auto mode, so that the program is interpreted from then on without trying again).
 std::mutex g_mutex;
 std::map<std::string, std::shared_ptr<rtc::detail::ModuleState>>& modules() {
   static auto* m = new std::map<std::string, std::shared_ptr<rtc::detail::ModuleState>>;
   return *m;
-}
-
-// Whether a device type's backend can compile run-time kernels: asked once per type.
-bool can_compile(Device device) {
-  static std::mutex m;
-  static std::map<int, bool> known;
-  std::lock_guard<std::mutex> lock(m);
-  const int key = static_cast<int>(device.type) * 2 + (device.is_strict() ? 1 : 0);
-  auto it = known.find(key);
-  if (it == known.end()) it = known.emplace(key, rtc::unavailable_reason(device).empty()).first;
-  return it->second;
 }
 
 // The launch's arguments as porta::rtc::Kernel::launch builds them: (n, vec, y, inputs..., scalars...).
@@ -292,13 +281,10 @@ bool fused_jit(const Call& c, const Stream& stream, const porta_program_op* ops,
     const int nscalars = scalar_count(ops, nops);
     // rtc's argument limit: n, vec, y, the inputs, the scalars.
     if (3 + ninputs + nscalars > 32) return false;
-    if (!can_compile(c.device)) {
-      if (mode == FuseMode::jit)
-        throw_invalid(c.fn, ("PORTA_FUSE=jit, but " + rtc::unavailable_reason(c.device)).c_str());
-      return false;
-    }
-
-    std::string key = type_name<T>();
+    // No check that a compiler is there first: asking loads it (NVRTC: about 90 ms), which a process
+    // whose kernels are all in the disk cache never needs. A missing compiler fails the first
+    // compile instead, below.
+    std::string key = std::to_string(static_cast<int>(c.device.type)) + "|" + type_name<T>();
     for (std::int32_t k = 0; k < nops; ++k)
       key += "|" + std::to_string(ops[k].kind) + "," +
              std::to_string(ops[k].kind == PORTA_PROGRAM_SCALAR ? 0 : ops[k].arg);
@@ -325,7 +311,8 @@ bool fused_jit(const Call& c, const Stream& stream, const porta_program_op* ops,
       rtc::detail::launch(module, kKernel, c.device, &stream, (n + per - 1) / per, args.list, true);
     } catch (const Error&) {
       if (mode == FuseMode::jit || known) throw;
-      // A program that does not compile here (it should not happen) is interpreted from now on.
+      // A program that does not compile here (no run-time compiler on this machine, or a bug) is
+      // interpreted from now on, on this device type.
       std::lock_guard<std::mutex> lock(g_mutex);
       modules().emplace(key, nullptr);
       return false;
