@@ -56,104 +56,72 @@ const char* type_name() {
   return std::is_same_v<T, float> ? "float" : "double";
 }
 
+// The eager ops' formulas (detail/ops.hpp) in the dialect's math (detail/rtc_prelude.hpp), by op
+// number: $a and $b are the operands, $t the dtype.
+constexpr const char* kUnaryCode[] = {
+    "-$a",                      // NEG
+    "porta::rtc::fabs($a)",     // ABS
+    "porta::rtc::sqrt($a)",     // SQRT
+    "porta::rtc::exp($a)",      // EXP
+    "porta::rtc::log($a)",      // LOG
+    "porta::rtc::sin($a)",      // SIN
+    "porta::rtc::cos($a)",      // COS
+    "porta::rtc::tanh($a)",     // TANH
+    "porta::rtc::relu($a)",     // RELU
+    "porta::rtc::sigmoid($a)",  // SIGMOID
+    "$a * $a",                  // SQUARE
+};
+constexpr const char* kBinaryCode[] = {
+    "$a + $b",                    // ADD
+    "$a - $b",                    // SUB
+    "$a * $b",                    // MUL
+    "$a / $b",                    // DIV
+    "porta::rtc::min($a, $b)",    // MIN
+    "porta::rtc::max($a, $b)",    // MAX
+    "porta::rtc::pow($a, $b)",    // POW
+    "($b > $t(0) ? $a : $t(0))",  // RELU_GRAD
+};
+static_assert(sizeof kUnaryCode / sizeof *kUnaryCode == PORTA_UNARY_COUNT && PORTA_UNARY_SQUARE == 10,
+              "a unary op without its run-time form");
+static_assert(sizeof kBinaryCode / sizeof *kBinaryCode == PORTA_BINARY_COUNT && PORTA_BINARY_RELU_GRAD == 7,
+              "a binary op without its run-time form");
+
+std::string fill(const char* code, const std::string& a, const std::string& b, const char* t) {
+  std::string out;
+  for (const char* c = code; *c != '\0'; ++c) {
+    if (c[0] == '$' && (c[1] == 'a' || c[1] == 'b' || c[1] == 't')) {
+      out += c[1] == 'a' ? a : c[1] == 'b' ? b : std::string(t);
+      ++c;
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
 // One element of the program as C++: the stack is the variables s0..s7, inputs x0..x7, scalars c0...
+// Empty when an op has no run-time form.
 std::string element_code(const porta_program_op* ops, std::int32_t nops, const char* t) {
   std::ostringstream c;
   int depth = 0, most = 1, scalar = 0;
   const auto s = [](int d) { return "s" + std::to_string(d); };
   for (std::int32_t k = 0; k < nops; ++k) {
     const porta_program_op& op = ops[k];
-    switch (op.kind) {
-      case PORTA_PROGRAM_INPUT:
-        c << "  " << s(depth++) << " = x" << op.arg << ";\n";
-        break;
-      case PORTA_PROGRAM_SCALAR:
-        c << "  " << s(depth++) << " = c" << scalar++ << ";\n";
-        break;
-      case PORTA_PROGRAM_UNARY: {
-        // The eager ops' formulas (detail/ops.hpp) in the dialect's math (detail/rtc_prelude.hpp).
-        const std::string a = s(depth - 1);
-        const char* f = nullptr;
-        switch (op.arg) {
-          case PORTA_UNARY_NEG:
-            c << "  " << a << " = -" << a << ";\n";
-            break;
-          case PORTA_UNARY_SQUARE:
-            c << "  " << a << " = " << a << " * " << a << ";\n";
-            break;
-          case PORTA_UNARY_ABS:
-            f = "fabs";
-            break;
-          case PORTA_UNARY_SQRT:
-            f = "sqrt";
-            break;
-          case PORTA_UNARY_EXP:
-            f = "exp";
-            break;
-          case PORTA_UNARY_LOG:
-            f = "log";
-            break;
-          case PORTA_UNARY_SIN:
-            f = "sin";
-            break;
-          case PORTA_UNARY_COS:
-            f = "cos";
-            break;
-          case PORTA_UNARY_TANH:
-            f = "tanh";
-            break;
-          case PORTA_UNARY_RELU:
-            f = "relu";
-            break;
-          case PORTA_UNARY_SIGMOID:
-            f = "sigmoid";
-            break;
-          default:
-            return std::string();
-        }
-        if (f != nullptr) c << "  " << a << " = porta::rtc::" << f << "(" << a << ");\n";
-        break;
-      }
-      case PORTA_PROGRAM_BINARY:
-      case PORTA_PROGRAM_BINARY_REV: {
-        // BINARY: op(below, top); BINARY_REV: op(top, below) (the right operand was pushed first).
-        std::string a = s(depth - 2), b = s(depth - 1);
-        if (op.kind == PORTA_PROGRAM_BINARY_REV) std::swap(a, b);
-        std::string v;
-        switch (op.arg) {
-          case PORTA_BINARY_ADD:
-            v = a + " + " + b;
-            break;
-          case PORTA_BINARY_SUB:
-            v = a + " - " + b;
-            break;
-          case PORTA_BINARY_MUL:
-            v = a + " * " + b;
-            break;
-          case PORTA_BINARY_DIV:
-            v = a + " / " + b;
-            break;
-          case PORTA_BINARY_MIN:
-            v = "porta::rtc::min(" + a + ", " + b + ")";
-            break;
-          case PORTA_BINARY_MAX:
-            v = "porta::rtc::max(" + a + ", " + b + ")";
-            break;
-          case PORTA_BINARY_POW:
-            v = "porta::rtc::pow(" + a + ", " + b + ")";
-            break;
-          case PORTA_BINARY_RELU_GRAD:
-            v = "(" + b + " > " + t + "(0) ? " + a + " : " + t + "(0))";
-            break;
-          default:
-            return std::string();
-        }
-        c << "  " << s(depth - 2) << " = " << v << ";\n";
-        --depth;
-        break;
-      }
-      default:
-        return std::string();
+    if (op.kind == PORTA_PROGRAM_INPUT) {
+      c << "  " << s(depth++) << " = x" << op.arg << ";\n";
+    } else if (op.kind == PORTA_PROGRAM_SCALAR) {
+      c << "  " << s(depth++) << " = c" << scalar++ << ";\n";
+    } else if (op.kind == PORTA_PROGRAM_UNARY && op.arg >= 0 && op.arg < PORTA_UNARY_COUNT) {
+      c << "  " << s(depth - 1) << " = " << fill(kUnaryCode[op.arg], s(depth - 1), "", t) << ";\n";
+    } else if ((op.kind == PORTA_PROGRAM_BINARY || op.kind == PORTA_PROGRAM_BINARY_REV) && op.arg >= 0 &&
+               op.arg < PORTA_BINARY_COUNT) {
+      // BINARY: op(below, top); BINARY_REV: op(top, below) (the right operand was pushed first).
+      const bool rev = op.kind == PORTA_PROGRAM_BINARY_REV;
+      const std::string below = s(depth - 2), top = s(depth - 1);
+      c << "  " << below << " = " << fill(kBinaryCode[op.arg], rev ? top : below, rev ? below : top, t) << ";\n";
+      --depth;
+    } else {
+      return std::string();
     }
     if (depth > most) most = depth;
   }
