@@ -4,36 +4,39 @@
 //
 // scan_rows_kernel: a block of 256 threads owns one tile of 4096 elements of one row. The tile is
 // read into shared memory (16-byte loads when the row's alignment allows, coalesced scalars
-// otherwise; padded every 128 bytes: no bank conflicts in either direction); thread t holds group
-// t (elements 16t .. 16t + 15) in registers and scans it (step 1 of the order); the warp scan of
-// group totals is the Kogge-Stone shuffle ladder d = 1 .. 16 over groups of 32 lanes (step 2: the
-// bits do not depend on the warp size, 32 or 64), the 8 warp totals meet in shared memory in order
-// (step 3), giving the local values (step 4).
+// otherwise; padded every 128 bytes: no bank conflicts in either direction); thread t scans group
+// t (elements 16t .. 16t + 15) in place there (step 1 of the order) and keeps only its total; the
+// warp scan of group totals is the Kogge-Stone shuffle ladder d = 1 .. 16 over groups of 32 lanes
+// (step 2: the bits do not depend on the warp size, 32 or 64), the 8 warp totals meet in shared
+// memory in order (step 3), and step 4 is applied with the carry on the way out. Tile data stays in
+// shared memory rather than registers because a tile spends much of its life waiting for its
+// carry: fewer registers per thread, more tiles (and bytes) in flight per multiprocessor.
 //
-// Step 5 as a Fenwick tree. Of the blocks B(m, j), only those of even m are ever read (a carry
-// block, or the left sibling of a block being built, is always the left half of its parent), and
-// B(m, j) for even m is completed by tile (m + 1) * 2^j - 1, whose index has exactly j trailing
-// ones. So every tile k publishes exactly one block, in slot k: the block B(k >> j0, j0) that it
-// completes, j0 = the trailing ones of k, folded as B_{j0-1} ⊕ (... ⊕ (B_0 ⊕ S[k])) from its left
-// siblings B_i, which sit in slots k - 2^i. Tile k's carry folds, largest first, the blocks of its
-// binary decomposition: for each set bit j of k, the block that ends just before k with its bits
-// below j cleared, in slot ((k >> j) << j) - 1 (for j < j0 these are the left siblings again). The
-// values and their order are those of scan_order.hpp; only where they are kept changed.
+// Step 5, the carry. Every tile publishes its total S[k] as soon as its local scan is done,
+// waiting for nothing. The carry's blocks (scan_order.hpp: for each set bit j of k, the aligned
+// block of 2^j tiles that ends just before k with k's bits below j cleared) are pairwise trees
+// over tile totals, and warp 7 (whose lane 31 holds S) gets them from three levels:
+// - bits 0-4 lie in k's 32-window (the 32 tiles of its row that share k >> 5): lane l < k mod 32
+//   waits for S of window tile l, and a shuffle tree folds them; the block of bit j is node
+//   ((k mod 32) >> j) - 1 of level j;
+// - bits 5-7 lie in k's 256-window: its 32-blocks are published ("mids") by the last tile of each
+//   32-window, from that tree (its own S at position 31); lane q < (k >> 5) mod 8 waits for 32-block
+//   q and a second shuffle tree folds them the same way;
+// - bits 8 and up are blocks of 2^8 tiles or more, published in a slot by the tile m that completes
+//   them (m mod 256 = 255, j0 >= 8 trailing ones): its 256-window's block folded under its left
+//   siblings of 2^8 .. 2^(j0 - 1) tiles, slots m - 2^i, which are also its carry's blocks of those
+//   bits. Lane j >= 8 waits for slot ((k >> j) << j) - 1.
+// A 32-block is published as soon as its window's S are in, before its tile waits for anything
+// else, so no publication waits for a chain of publications; the earlier designs (Fenwick slots
+// for every tile; a window of 256 S values per tile) cost 1.23 and 1.08 ms for 2^28 floats on the
+// H200, this one 1.08 with far fewer reads (CUB DeviceScan: 0.69; this kernel with the carries left
+// out, wrong but timed: 0.67-0.81).
+// The values and their order are those of scan_order.hpp; only who computes them changed.
 //
-// Who waits for what. After the local scan, warp 7 (whose lane 31 holds S[k]) publishes S[k] on
-// its own when k is odd (below), waits for the left siblings in parallel (lane 30 - i for B_i),
-// folds them with shuffles and publishes slot k. Warp 0 waits for the carry's blocks in parallel
-// (lane j for bit j) into shared memory, and after a barrier every thread folds them in the order's
-// sequence. The carry's last block ends at tile k - 1; when k - 1 is odd, slot k - 1 would cost tile
-// k - 1's own round of sibling waits first, so warp 0 builds that block itself from S[k - 1] and the
-// same siblings (lanes jl .. 0, jl = the lowest set bit of k), in the same fold: the same bits, one
-// round trip less on the critical path (CUB's look-back likewise reads its predecessor's aggregate).
-// A publication waits only for left siblings, never for a carry, and warps 0 and 7 are different
-// wavefronts on AMD GPUs too, so a tile's carry waits never hold up its publication. Forward
-// progress: tile indices come from an atomic counter, taken by a block that is already running, and
-// every value a tile waits for belongs to an earlier tile of its row; by induction on the index,
-// tile k publishes once the tiles before it have (tile 0 waits for nothing, S[k] waits for nothing,
-// and slot k needs only earlier slots), so every wait ends however the hardware schedules blocks.
+// Forward progress: tile indices come from an atomic counter, taken by a block that is already
+// running, and everything a tile waits for belongs to an earlier tile of its row: S values need
+// nothing, 32-blocks need S values, slots need 32-blocks and earlier slots, so by induction on the
+// index every wait ends however the hardware schedules blocks.
 //
 // Memory ordering without fences: nothing but the published pairs passes between blocks, and each is
 // written once per launch (zeroed before) as the pair (bits, ~bits) by two volatile stores. A
@@ -78,8 +81,9 @@ using ScanWord = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned
 template <class T>
 struct ScanCarries {
   unsigned long long* counter;  // the next tile index; NULL when every row is one tile
-  ScanWord<T>* slots;           // (bits, ~bits) once published, (0, 0) before
-  ScanWord<T>* totals;          // the same for S of the odd tiles (header comment)
+  ScanWord<T>* slots;           // blocks of 2^8 tiles or more, (bits, ~bits) once published, (0, 0) before
+  ScanWord<T>* totals;          // the same for the S of every tile
+  ScanWord<T>* mids;            // the same for the blocks of 32 tiles
 };
 
 template <class T>
@@ -91,17 +95,31 @@ __device__ __forceinline__ void scan_publish(ScanWord<T>* pairs, std::int64_t i,
   s[1] = ~b;
 }
 
+// A published pair in two steps: scan_read issues the first read of the pair at p (NULL: none), so
+// that the reads of several pairs are in flight together; scan_take spins until the pair is
+// complete and gives its value (unchanged v for NULL).
 template <class T>
-__device__ __forceinline__ T scan_wait(const ScanWord<T>* pairs, std::int64_t i) {
-  const volatile ScanWord<T>* s = pairs + 2 * i;
-  ScanWord<T> a = s[0], b = s[1];
-  while (b != static_cast<ScanWord<T>>(~a)) {
-    a = s[0];
-    b = s[1];
+struct ScanPair {
+  const volatile ScanWord<T>* p;
+  ScanWord<T> w0, w1;
+};
+template <class T>
+__device__ __forceinline__ ScanPair<T> scan_read(const ScanWord<T>* p) {
+  ScanPair<T> r{p, 0, 0};
+  if (p != nullptr) {
+    r.w0 = r.p[0];
+    r.w1 = r.p[1];
   }
-  T v;
-  __builtin_memcpy(&v, &a, sizeof v);
-  return v;
+  return r;
+}
+template <class T>
+__device__ __forceinline__ void scan_take(ScanPair<T>& r, T* v) {
+  if (r.p == nullptr) return;
+  while (r.w1 != static_cast<ScanWord<T>>(~r.w0)) {
+    r.w0 = r.p[0];
+    r.w1 = r.p[1];
+  }
+  __builtin_memcpy(v, &r.w0, sizeof(T));
 }
 
 // Zeroes the counter and the slot words of a launch (stream-ordered scratch is not initialised).
@@ -113,11 +131,11 @@ __global__ void scan_init_kernel(unsigned long long* counter, W* words, std::int
 }
 
 // Resident blocks per multiprocessor that the register budget must allow: a tile's lifetime is
-// mostly waiting (loads, the carry), so throughput grows with the tiles in flight. On sm_90 that is
-// 48 registers for 4-byte types and 64 for 8-byte ones, with spills of 4 to 32 bytes (to L1); the
-// first version held three blocks of floats and two of doubles.
+// mostly waiting (loads, the carry), so throughput grows with the tiles in flight. Measured on the
+// H200 (2^28, ms): floats 1.18 / 1.09 / 1.13 / 1.08 / 1.08 at 4 / 5 / 6 / 7 / 8 blocks (32 registers
+// at 7, some spilled to L1); doubles 1.62 / 1.63 / 1.73 / 1.93 at 4 / 5 / 6 / 7.
 template <class T>
-inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 5 : 4;
+inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 7 : 4;
 
 // x and y are [rows, n]; tiles_per_row = ceil(n / 4096). y == x is allowed when inclusive.
 template <class Api, bool Exclusive, class T, class Op>
@@ -158,16 +176,20 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
   }
   __syncthreads();
 
-  // Step 1: the thread's group.
-  T v[kScanItems];
+  // Step 1: the thread's group, scanned in place in shared memory. Only its total stays in a
+  // register: a tile spends much of its life waiting for its carry, so the tiles in flight (and
+  // with them the bytes in flight) are what registers per thread would limit.
+  const int g0 = t * kItems;
+  T s = sm[scan_slot<T>(g0)];
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) v[j] = sm[scan_slot<T>(t * kItems + j)];
-#pragma unroll
-  for (int j = 1; j < kItems; ++j) v[j] = op(v[j - 1], v[j]);
+  for (int j = 1; j < kItems; ++j) {
+    s = op(s, sm[scan_slot<T>(g0 + j)]);
+    sm[scan_slot<T>(g0 + j)] = s;
+  }
 
   // Step 2: Kogge-Stone over the 32 group totals of each warp.
   const int lane = t % kWarp, warp = t / kWarp;
-  T inc = v[kScanItems - 1];
+  T inc = s;
 #pragma unroll
   for (int d = 1; d < kWarp; d *= 2) {
     const T up = Api::shfl_up(inc, static_cast<unsigned>(d), kWarp);
@@ -176,52 +198,72 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
   T excl = Api::shfl_up(inc, 1u, kWarp);
   if (lane == 0) excl = id;
   if (lane == kWarp - 1) warp_total[warp] = inc;
-  __syncthreads();  // also: every thread has read its group from sm
+  __syncthreads();
 
-  // Steps 3 and 4: the warp's prefix, in order from the identity, then the local values.
+  // Step 3: the warp's prefix, in order from the identity; p ⊕ (the group's scan) are its local
+  // values (step 4, applied at the end with the carry), and thread 255's is the tile's total S.
   T wp = id;
   for (int q = 0; q < warp; ++q) wp = op(wp, warp_total[q]);
   const T p = op(wp, excl);
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) v[j] = op(p, v[j]);
+  const T local_last = op(p, s);  // L[16t + 15]; S on thread 255
 
-  // Step 5 (header comment). The row's last tile completes no block that anyone reads.
+  // Step 5 (header comment), by warp 7, whose lane 31 holds S. The row's last tile publishes
+  // nothing: no one reads it.
   const bool chained = st.counter != nullptr;
+  const bool last = k + 1 == tiles_per_row;
   const unsigned kb = static_cast<unsigned>(k);  // k's bits
-  const std::int64_t row_slots = tile - k;       // the slot of the row's tile 0
-  if (chained && warp == kScanThreads / kWarp - 1 && k + 1 < tiles_per_row) {
-    const int j0 = __ffs(static_cast<int>(~kb)) - 1;  // trailing ones of k (bit 31 of ~kb is set)
-    T acc = v[kScanItems - 1];                        // S[k] in lane 31; lane 30 - i waits for B_i
-    if (j0 > 0 && lane == kWarp - 1) scan_publish<T>(st.totals, tile, acc);
-    if (lane < kWarp - 1 && kWarp - 1 - lane <= j0) acc = scan_wait<T>(st.slots, tile - (1u << (kWarp - 2 - lane)));
-    for (int s = 1; s <= j0; ++s) {  // uniform over the warp: every lane shuffles
-      const T right = Api::shfl_down(acc, 1u, kWarp);
-      if (lane == kWarp - 1 - s) acc = op(acc, right);
+  T cy = id;
+  if (chained && warp == kScanThreads / kWarp - 1) {
+    const int r5 = static_cast<int>(kb & 31u);        // k's place in its 32-window
+    const int r8 = static_cast<int>((kb >> 5) & 7u);  // the 32-window's place in the 256-window
+    const std::int64_t w256 = tile - static_cast<std::int64_t>(kb & 255u);  // the 256-window's tile 0
+    const bool high = lane >= 8 && lane < kWarp - 1 && ((kb >> lane) & 1u) != 0;
+    if (lane == kWarp - 1 && !last) scan_publish<T>(st.totals, tile, local_last);
+    // Lane l reads S of the 32-window's tile l < r5, the 32-block q = l < r8 of the 256-window, and
+    // the carry's block of bit l >= 8, all at once; it waits for the S first, and the 32-block
+    // that k may publish needs nothing else (waiting for the rest first would chain the blocks).
+    ScanPair<T> ws = scan_read<T>(lane < r5 ? st.totals + 2 * (tile - r5 + lane) : nullptr);
+    ScanPair<T> wm = scan_read<T>(lane < r8 ? st.mids + 2 * (w256 + 32 * lane + 31) : nullptr);
+    ScanPair<T> wh = scan_read<T>(high ? st.slots + 2 * ((tile - k) + ((kb >> lane) << lane) - 1) : nullptr);
+    T a = id, m = id, h = id;
+    scan_take<T>(ws, &a);
+    if (r5 == 31 && lane == kWarp - 1) a = local_last;  // a 32-block's last tile: its own S
+    // Pairwise trees (scan_order.hpp's blocks): over the S of the 32-window, then over the 32-blocks
+    // of the 256-window. After level j, lane p 2^j holds node p, the block of positions
+    // [p 2^j, (p + 1) 2^j); the carry's block of bit j is node (r >> j) - 1 of its tree.
+    if ((r5 & 1) != 0 && lane == r5 - 1) carry_block[0] = a;
+#pragma unroll
+    for (int j = 1; j <= 5; ++j) {  // uniform over the warp: every lane shuffles
+      const T right = Api::shfl_down(a, 1u << (j - 1), kWarp);
+      if ((lane & ((1 << j) - 1)) == 0) a = op(a, right);
+      if (j < 5 && ((r5 >> j) & 1) != 0 && lane == (((r5 >> j) - 1) << j)) carry_block[j] = a;
     }
-    if (lane == kWarp - 1 - j0) scan_publish<T>(st.slots, tile, acc);
-  }
-  if (chained && warp == 0 && k > 0) {
-    // The last block, which ends at tile k - 1, is folded here from S[k - 1] and the left
-    // siblings of tile k - 1 when k - 1 is odd (jl > 0), exactly as tile k - 1 folds it: lane jl
-    // holds S[k - 1], lane jl - 1 - i the sibling B_i in slot k - 1 - 2^i.
-    const int jl = __ffs(static_cast<int>(kb)) - 1;  // the lowest set bit of k
-    T acc = id;
-    if (jl > 0 && lane == jl) {
-      acc = scan_wait<T>(st.totals, tile - 1);
-    } else if (lane < jl) {
-      acc = scan_wait<T>(st.slots, tile - 1 - (1u << (jl - 1 - lane)));
-    } else if (lane < kWarp - 1 && ((kb >> lane) & 1u) != 0) {
-      acc = scan_wait<T>(st.slots, row_slots + ((kb >> lane) << lane) - 1u);
+    // Lane 0: the 32-window's block, complete when k is its last tile.
+    if (r5 == 31 && !last && lane == 0) scan_publish<T>(st.mids, tile, a);
+    scan_take<T>(wm, &m);
+    scan_take<T>(wh, &h);
+    if (high) carry_block[lane] = h;
+    const T own = Api::shfl_up(a, 7u, kWarp);  // lane 7: the 32-window's block, position 7 of
+    if ((kb & 255u) == 255u && lane == 7) m = own;  // the 256-window when k is its last tile
+    if ((r8 & 1) != 0 && lane == r8 - 1) carry_block[5] = m;
+#pragma unroll
+    for (int j = 1; j <= 3; ++j) {
+      const T right = Api::shfl_down(m, 1u << (j - 1), kWarp);
+      if ((lane & ((1 << j) - 1)) == 0) m = op(m, right);
+      if (j < 3 && ((r8 >> j) & 1) != 0 && lane == (((r8 >> j) - 1) << j)) carry_block[5 + j] = m;
     }
-    for (int s = 1; s <= jl; ++s) {  // uniform over the warp: every lane shuffles
-      const T right = Api::shfl_down(acc, 1u, kWarp);
-      if (lane == jl - s) acc = op(acc, right);
+    if ((kb & 255u) == 255u && !last) {
+      // B(k >> j0, j0), j0 = the trailing ones of k: the 256-window's block (lane 0) folded under
+      // the left siblings of 2^8 .. 2^(j0 - 1) tiles, which are the carry's blocks of those bits.
+      const int j0 = __ffs(static_cast<int>(~kb)) - 1;
+      for (int i = 8; i < j0; ++i) {  // uniform over the warp: every lane shuffles
+        const T sibling = Api::shfl_down(h, static_cast<unsigned>(i), kWarp);
+        if (lane == 0) m = op(sibling, m);
+      }
+      if (lane == 0) scan_publish<T>(st.slots, tile, m);
     }
-    if (lane == 0 || (lane > jl && lane < kWarp - 1 && ((kb >> lane) & 1u) != 0))
-      carry_block[lane == 0 ? jl : lane] = acc;
   }
   __syncthreads();
-  T cy = id;
   if (chained) {
     for (unsigned m = kb; m != 0;) {  // the set bits, largest first
       const int j = 31 - __clz(static_cast<int>(m));
@@ -230,7 +272,10 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     }
   }
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) sm[scan_slot<T>(t * kItems + j)] = canonical_nan(op(cy, v[j]));
+  for (int j = 0; j < kItems; ++j) {  // step 4 and the output: C ⊕ (p ⊕ s[g][j])
+    const int i = scan_slot<T>(g0 + j);
+    sm[i] = canonical_nan(op(cy, op(p, sm[i])));
+  }
   __syncthreads();
 
   // Store; exclusive: shifted by one, the row's last value dropped, y[row, 0] first.
@@ -304,11 +349,11 @@ typename Api::Error scan_rows(const T* x, T* y, std::int64_t rows, std::int64_t 
                               typename Api::Stream s) {
   using Error = typename Api::Error;
   const std::int64_t tiles = scan_tile_count(n);
-  ScanCarries<T> st{nullptr, nullptr, nullptr};
+  ScanCarries<T> st{nullptr, nullptr, nullptr, nullptr};
   void* scratch = nullptr;
   if (tiles > 1) {
-    const std::int64_t words = 4 * rows * tiles;
-    // The counter, then the slots' words, then the totals'.
+    const std::int64_t words = 6 * rows * tiles;
+    // The counter, then the words of the slots, the totals and the mids.
     const std::size_t bytes = 8 + static_cast<std::size_t>(words) * sizeof(ScanWord<T>);
     Error e = Api::malloc_async(&scratch, bytes, s);
     if (e != Api::kSuccess) return e;
@@ -316,6 +361,7 @@ typename Api::Error scan_rows(const T* x, T* y, std::int64_t rows, std::int64_t 
     st.counter = reinterpret_cast<unsigned long long*>(base);
     st.slots = reinterpret_cast<ScanWord<T>*>(base + 8);
     st.totals = st.slots + 2 * rows * tiles;
+    st.mids = st.totals + 2 * rows * tiles;
     const std::int64_t init_grid = clamp_grid((words + kBlockThreads - 1) / kBlockThreads, 4096);
     e = Api::launch(scan_init_kernel<ScanWord<T>>, dim3(static_cast<unsigned>(init_grid)), dim3(kBlockThreads), 0, s,
                     st.counter, st.slots, words);
