@@ -214,8 +214,8 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
   const unsigned kb = static_cast<unsigned>(k);  // k's bits
   T cy = id;
   if (chained && warp == kScanThreads / kWarp - 1) {
-    const int r5 = static_cast<int>(kb & 31u);        // k's place in its 32-window
-    const int r8 = static_cast<int>((kb >> 5) & 7u);  // the 32-window's place in the 256-window
+    const int r5 = static_cast<int>(kb & 31u);                              // k's place in its 32-window
+    const int r8 = static_cast<int>((kb >> 5) & 7u);                        // the 32-window's place in the 256-window
     const std::int64_t w256 = tile - static_cast<std::int64_t>(kb & 255u);  // the 256-window's tile 0
     const bool high = lane >= 8 && lane < kWarp - 1 && ((kb >> lane) & 1u) != 0;
     if (lane == kWarp - 1 && !last) scan_publish<T>(st.totals, tile, local_last);
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     scan_take<T>(wm, &m);
     scan_take<T>(wh, &h);
     if (high) carry_block[lane] = h;
-    const T own = Api::shfl_up(a, 7u, kWarp);  // lane 7: the 32-window's block, position 7 of
+    const T own = Api::shfl_up(a, 7u, kWarp);       // lane 7: the 32-window's block, position 7 of
     if ((kb & 255u) == 255u && lane == 7) m = own;  // the 256-window when k is its last tile
     if ((r8 & 1) != 0 && lane == r8 - 1) carry_block[5] = m;
 #pragma unroll

@@ -101,8 +101,8 @@ cudaError_t cub_dispatch(void* temp, std::size_t& bytes, const K* keys_in, K* ke
       return cub::DeviceRadixSort::SortKeys(temp, bytes, keys_in, keys_out, n, 0, kBits, s);
     }
   } else if constexpr (Descending) {
-    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0,
-                                                     kBits, s);
+    return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, kBits,
+                                                     s);
   } else {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in, keys_out, values_in, values_out, n, 0, kBits, s);
   }
@@ -128,11 +128,11 @@ int vendor_sort(std::int64_t n, const T* keys_in, T* keys_out, const V* values_i
   if (descending) {
     using K = CubKey<T, true>;
     return cub_sort<Api, true, T>(n, reinterpret_cast<const K*>(keys_in), reinterpret_cast<K*>(keys_out), values_in,
-                               values_out, s);
+                                  values_out, s);
   }
   using K = CubKey<T, false>;
   return cub_sort<Api, false, T>(n, reinterpret_cast<const K*>(keys_in), reinterpret_cast<K*>(keys_out), values_in,
-                              values_out, s);
+                                 values_out, s);
 }
 #else
 template <class T>

@@ -99,7 +99,7 @@ TEMPLATE_TEST_CASE("map with one, two and three inputs", "[kernels][map]", float
   using T = TestType;
   const Device dev = PORTA_KERNEL_DEVICE();
   PORTA_RNG(rng);
-  for (std::int64_t n : {0, 1, 7, 100003}) {
+  for (std::int64_t n : {0, 1, 7, 4096, 4097, 100003}) {
     INFO("n = " << n << " on " << dev.to_string());
     const auto ha = porta_test::nonzero<T>(rng, n);
     const auto hb = porta_test::nonzero<T>(rng, n);
@@ -156,13 +156,14 @@ TEST_CASE("map: mixed types, sizes around the vector width, offset windows", "[k
   // alike, with a scalar head and tail, and goes element by element where they never align alike.
   // Windows that start a few elements into their arrays (through detail::map_pointers, which
   // porta::map calls with data()) reach every one of those paths; the elements outside the output's
-  // window must stay poison.
+  // window must stay poison. Maps of up to 4096 elements take a one-element-per-thread kernel
+  // instead (4096 and 4097 sit on either side).
   struct Offsets {
     std::int64_t out, a, b, c;
   };
   const Offsets offsets[] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}, {1, 0, 2, 3}, {0, 3, 1, 2}};
-  for (std::int64_t n :
-       {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{1000}, (std::int64_t{1} << 20) + 3}) {
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3}, std::int64_t{1000}, std::int64_t{4096},
+                         std::int64_t{4097}, (std::int64_t{1} << 20) + 3}) {
     const std::int64_t len = n + 3;  // room for the largest offset
     const auto ha = porta_test::nonzero<float>(rng, len);
     const auto hb = porta_test::nonzero<double>(rng, len);
