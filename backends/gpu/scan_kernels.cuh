@@ -131,11 +131,12 @@ __global__ void scan_init_kernel(unsigned long long* counter, W* words, std::int
 }
 
 // Resident blocks per multiprocessor that the register budget must allow: a tile's lifetime is
-// mostly waiting (loads, the carry), so throughput grows with the tiles in flight. Measured on the
-// H200 (2^28, ms): floats 1.18 / 1.09 / 1.13 / 1.08 / 1.08 at 4 / 5 / 6 / 7 / 8 blocks (32 registers
-// at 7, some spilled to L1); doubles 1.62 / 1.63 / 1.73 / 1.93 at 4 / 5 / 6 / 7.
+// mostly waiting (loads, the carry), so throughput grows with the tiles in flight, until spills
+// (at 32 registers) and fewer registers per thread cost more. Measured on the H200 (2^28, ms): floats
+// 1.18 / 1.09 / 1.13 / 1.08 / 1.08 at 4 / 5 / 6 / 7 / 8 blocks; doubles, with the sleep below,
+// 1.67 / 1.55 / 1.58 at 4 / 5 / 6.
 template <class T>
-inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 7 : 4;
+inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 7 : 5;
 
 // x and y are [rows, n]; tiles_per_row = ceil(n / 4096). y == x is allowed when inclusive.
 template <class Api, bool Exclusive, class T, class Op>
@@ -222,6 +223,10 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     // Lane l reads S of the 32-window's tile l < r5, the 32-block q = l < r8 of the 256-window, and
     // the carry's block of bit l >= 8, all at once; it waits for the S first, and the 32-block
     // that k may publish needs nothing else (waiting for the rest first would chain the blocks).
+    // Like CUB's look-back, first give the most recent publications about one L2 write latency
+    // (1 us) to arrive: polling at once cost more than it saved (2^28 on the H200: f32 1.07 ->
+    // 1.01 ms, f64 1.73 -> 1.68 with the sleep).
+    if (r5 > 0 || r8 > 0 || kb >= 256u) Api::template sleep<1000>();
     ScanPair<T> ws = scan_read<T>(lane < r5 ? st.totals + 2 * (tile - r5 + lane) : nullptr);
     ScanPair<T> wm = scan_read<T>(lane < r8 ? st.mids + 2 * (w256 + 32 * lane + 31) : nullptr);
     ScanPair<T> wh = scan_read<T>(high ? st.slots + 2 * ((tile - k) + ((kb >> lane) << lane) - 1) : nullptr);

@@ -181,6 +181,13 @@ struct ApiHip {
   __device__ static T shfl_up(T v, unsigned offset, int width) {
     return __shfl_up(v, offset, width);
   }
+  // About NS nanoseconds (api_cuda.cuh): s_sleep waits 64 clocks per unit, at most 127 units;
+  // 64 clocks are about 40 ns at the 1.5-2 GHz of current AMD GPUs.
+  template <unsigned NS>
+  __device__ static void sleep() {
+    constexpr unsigned units = NS / 40 < 1 ? 1 : NS / 40 > 127 ? 127 : NS / 40;
+    __builtin_amdgcn_s_sleep(units);
+  }
 #endif
 };
 
