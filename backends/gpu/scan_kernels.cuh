@@ -29,8 +29,8 @@
 // A 32-block is published as soon as its window's S are in, before its tile waits for anything
 // else, so no publication waits for a chain of publications; the earlier designs (Fenwick slots
 // for every tile; a window of 256 S values per tile) cost 1.23 and 1.08 ms for 2^28 floats on the
-// H200, this one 1.08 with far fewer reads (CUB DeviceScan: 0.69; this kernel with the carries left
-// out, wrong but timed: 0.67-0.81).
+// H200, this one 1.08 with far fewer reads, 1.01-1.03 with the sleep before its first poll (CUB
+// DeviceScan: 0.69; this kernel with the carries left out, wrong but timed: 0.67-0.81).
 // The values and their order are those of scan_order.hpp; only who computes them changed.
 //
 // Forward progress: tile indices come from an atomic counter, taken by a block that is already
