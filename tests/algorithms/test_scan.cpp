@@ -352,6 +352,25 @@ TEMPLATE_TEST_CASE("scans: the same bits under 1, 2 and 3 threads and on every d
   }
 }
 
+TEMPLATE_TEST_CASE("scans over a thousand tiles: every level of the carries", "[scan]", float, double) {
+  // GPUs gather a tile's carry from the totals of its 32-tile window, the 32-tile blocks of its
+  // 256-tile window and published blocks of 256 tiles and up (scan_kernels.cuh): 1031 tiles reach
+  // all three, with blocks of up to 1024 tiles.
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t n = 1030 * 4096 + 5;
+  const std::vector<T> h = scan_input<T>(rng, n);
+  const Array<T> x = Array<T>::from(h, dev);
+  for (const ScanOp op : {ScanOp::sum, ScanOp::max}) {
+    INFO((op == ScanOp::sum ? "sum" : "max") << " on " << dev.to_string());
+    PORTA_CHECK_RESULT(
+        porta_test::compare_exact(porta::inclusive_scan(x, op).to_vector(), canonical_scan(h, op, false)));
+    PORTA_CHECK_RESULT(
+        porta_test::compare_exact(porta::exclusive_scan(x, op).to_vector(), canonical_scan(h, op, true)));
+  }
+}
+
 TEST_CASE("scans of strided views: the view's elements in its order", "[scan]") {
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
