@@ -38,6 +38,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
