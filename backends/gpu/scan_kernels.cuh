@@ -122,6 +122,24 @@ __device__ __forceinline__ void scan_take(ScanPair<T>& r, T* v) {
   __builtin_memcpy(v, &r.w0, sizeof(T));
 }
 
+// The pairwise tree of scan_order.hpp's blocks over the values v of lanes 0 .. 2^Levels - 1 of a
+// group of 32 (lane l at position l): after level j, lane p 2^j holds node p, the block of positions
+// [p 2^j, (p + 1) 2^j). The carry's block of bit j < Levels of r, node (r >> j) - 1, goes to
+// out[j]. Returns the lane's value: lane 0 holds the whole tree, complete when r = 2^Levels - 1.
+// Every lane of the group must call it (shuffles).
+template <class Api, int Levels, class T, class Op>
+__device__ __forceinline__ T scan_tree(T v, int r, int lane, Op op, T* out) {
+  constexpr int kWarp = static_cast<int>(kScanWarp);
+  if ((r & 1) != 0 && lane == r - 1) out[0] = v;
+#pragma unroll
+  for (int j = 1; j <= Levels; ++j) {
+    const T right = Api::shfl_down(v, 1u << (j - 1), kWarp);
+    if ((lane & ((1 << j) - 1)) == 0) v = op(v, right);
+    if (j < Levels && ((r >> j) & 1) != 0 && lane == (((r >> j) - 1) << j)) out[j] = v;
+  }
+  return v;
+}
+
 // Zeroes the counter and the slot words of a launch (stream-ordered scratch is not initialised).
 template <class W>
 __global__ void scan_init_kernel(unsigned long long* counter, W* words, std::int64_t n) {
@@ -226,23 +244,16 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     // Like CUB's look-back, first give the most recent publications about one L2 write latency
     // (1 us) to arrive: polling at once cost more than it saved (2^28 on the H200: f32 1.07 ->
     // 1.01 ms, f64 1.73 -> 1.68 with the sleep).
-    if (r5 > 0 || r8 > 0 || kb >= 256u) Api::template sleep<1000>();
+    if (kb != 0) Api::template sleep<1000>();  // tile 0 waits for nothing
     ScanPair<T> ws = scan_read<T>(lane < r5 ? st.totals + 2 * (tile - r5 + lane) : nullptr);
     ScanPair<T> wm = scan_read<T>(lane < r8 ? st.mids + 2 * (w256 + 32 * lane + 31) : nullptr);
     ScanPair<T> wh = scan_read<T>(high ? st.slots + 2 * ((tile - k) + ((kb >> lane) << lane) - 1) : nullptr);
     T a = id, m = id, h = id;
     scan_take<T>(ws, &a);
     if (r5 == 31 && lane == kWarp - 1) a = local_last;  // a 32-block's last tile: its own S
-    // Pairwise trees (scan_order.hpp's blocks): over the S of the 32-window, then over the 32-blocks
-    // of the 256-window. After level j, lane p 2^j holds node p, the block of positions
-    // [p 2^j, (p + 1) 2^j); the carry's block of bit j is node (r >> j) - 1 of its tree.
-    if ((r5 & 1) != 0 && lane == r5 - 1) carry_block[0] = a;
-#pragma unroll
-    for (int j = 1; j <= 5; ++j) {  // uniform over the warp: every lane shuffles
-      const T right = Api::shfl_down(a, 1u << (j - 1), kWarp);
-      if ((lane & ((1 << j) - 1)) == 0) a = op(a, right);
-      if (j < 5 && ((r5 >> j) & 1) != 0 && lane == (((r5 >> j) - 1) << j)) carry_block[j] = a;
-    }
+    // Pairwise trees (scan_tree) over the S of the 32-window, then over the 32-blocks of the
+    // 256-window.
+    a = scan_tree<Api, 5>(a, r5, lane, op, carry_block);
     // Lane 0: the 32-window's block, complete when k is its last tile.
     if (r5 == 31 && !last && lane == 0) scan_publish<T>(st.mids, tile, a);
     scan_take<T>(wm, &m);
@@ -250,13 +261,7 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     if (high) carry_block[lane] = h;
     const T own = Api::shfl_up(a, 7u, kWarp);       // lane 7: the 32-window's block, position 7 of
     if ((kb & 255u) == 255u && lane == 7) m = own;  // the 256-window when k is its last tile
-    if ((r8 & 1) != 0 && lane == r8 - 1) carry_block[5] = m;
-#pragma unroll
-    for (int j = 1; j <= 3; ++j) {
-      const T right = Api::shfl_down(m, 1u << (j - 1), kWarp);
-      if ((lane & ((1 << j) - 1)) == 0) m = op(m, right);
-      if (j < 3 && ((r8 >> j) & 1) != 0 && lane == (((r8 >> j) - 1) << j)) carry_block[5 + j] = m;
-    }
+    m = scan_tree<Api, 3>(m, r8, lane, op, carry_block + 5);
     if ((kb & 255u) == 255u && !last) {
       // B(k >> j0, j0), j0 = the trailing ones of k: the 256-window's block (lane 0) folded under
       // the left siblings of 2^8 .. 2^(j0 - 1) tiles, which are the carry's blocks of those bits.

@@ -187,8 +187,10 @@ typename Api::Error launch_map(typename Api::Stream stream, std::int64_t n, cons
 }
 
 // y[i] = f(in...[i]) for the i < n of one thread each: the map of a few elements, which costs
-// its launch and the kernel's run. map_kernel's vector loop and strides take about 0.3 us more to
-// run on an H200 for one element than this (0.2-0.4 us; an empty kernel launched and waited for: 9.3 us).
+// its launch and the kernel's run. map_kernel's vector loop and strides take 0.2-0.4 us longer to
+// run on an H200 for one element than this (an empty kernel launched and waited for: 9.3 us). Only
+// user maps take it: every built-in map is instantiated in the plugins, and a second kernel for
+// each would lengthen their build for calls that small.
 template <class F, class TO, class... TI>
 __global__ void __launch_bounds__(kBlockThreads) map_small_kernel(std::int64_t n, F f, TO* y, MapInputs<TI...> in) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
