@@ -2,20 +2,27 @@
 // Scans of the GPU plugins: definitions of ScanKernels<Api, T> (kernels.hpp), the canonical order of
 // porta/detail/scan_order.hpp in one pass over the input.
 //
-// scan_rows_kernel: a block of 256 threads owns one tile of 4096 elements of one row. The tile is
+// scan_rows_kernel: a block of 128 threads owns one tile of 4096 elements of one row. The tile is
 // read into shared memory (16-byte loads when the row's alignment allows, coalesced scalars
-// otherwise; padded every 128 bytes: no bank conflicts in either direction); thread t scans group
-// t (elements 16t .. 16t + 15) in place there (step 1 of the order) and keeps only its total; the
-// warp scan of group totals is the Kogge-Stone shuffle ladder d = 1 .. 16 over groups of 32 lanes
-// (step 2: the bits do not depend on the warp size, 32 or 64), the 8 warp totals meet in shared
-// memory in order (step 3), and step 4 is applied with the carry on the way out. Tile data stays in
-// shared memory rather than registers because a tile spends much of its life waiting for its
-// carry: fewer registers per thread, more tiles (and bytes) in flight per multiprocessor.
+// otherwise; padded every 128 bytes: no bank conflicts in either direction); thread t scans groups
+// t and t + 128 (elements 16g .. 16g + 15) in place there (step 1 of the order), two independent
+// chains, and keeps only their totals; the warp scan of group totals is the Kogge-Stone shuffle
+// ladder d = 1 .. 16 over groups of 32 lanes (step 2: the bits do not depend on the warp size, 32
+// or 64; warp w scans the totals of group warps w and w + 4), the 8 group-warp totals meet in
+// shared memory in order (step 3), and step 4 is applied with the carry on the way out. Tile data
+// stays in shared memory rather than registers because a tile spends much of its life waiting for
+// its carry: fewer registers per thread, more tiles (and bytes) in flight per multiprocessor.
+// Two groups per thread rather than one (256 threads) fit more tiles on a multiprocessor, since
+// threads (2048) rather than shared memory were the limit: 2^28 floats on the H200, 1.02 ms with
+// 256 threads and 0.71 with 128 (CUB 0.70); 64 threads were slower again (0.85). The output goes
+// out with evict-first stores (Api::store_streaming): 0.71 -> 0.68-0.69 ms for floats, 1.44-1.45
+// -> 1.41 for doubles (CUB 1.32); evict-first loads as well helped floats (0.67) but cost
+// doubles (1.45), and loads alone cost both.
 //
 // Step 5, the carry. Every tile publishes its total S[k] as soon as its local scan is done,
 // waiting for nothing. The carry's blocks (scan_order.hpp: for each set bit j of k, the aligned
 // block of 2^j tiles that ends just before k with k's bits below j cleared) are pairwise trees
-// over tile totals, and warp 7 (whose lane 31 holds S) gets them from three levels:
+// over tile totals, and the last warp (whose lane 31 holds S) gets them from three levels:
 // - bits 0-4 lie in k's 32-window (the 32 tiles of its row that share k >> 5): lane l < k mod 32
 //   waits for S of window tile l, and a shuffle tree folds them; the block of bit j is node
 //   ((k mod 32) >> j) - 1 of level j;
@@ -29,8 +36,9 @@
 // A 32-block is published as soon as its window's S are in, before its tile waits for anything
 // else, so no publication waits for a chain of publications; the earlier designs (Fenwick slots
 // for every tile; a window of 256 S values per tile) cost 1.23 and 1.08 ms for 2^28 floats on the
-// H200, this one 1.08 with far fewer reads, 1.01-1.03 with the sleep before its first poll (CUB
-// DeviceScan: 0.69; this kernel with the carries left out, wrong but timed: 0.67-0.81).
+// H200, this one 1.08 with far fewer reads, 1.01-1.03 with the sleep before its first poll (256
+// threads per tile; CUB DeviceScan: 0.69; that kernel with the carries left out, wrong but timed:
+// 0.67-0.81).
 // The values and their order are those of scan_order.hpp; only who computes them changed.
 //
 // Forward progress: tile indices come from an atomic counter, taken by a block that is already
@@ -58,11 +66,13 @@
 
 namespace porta::detail::gpu {
 
-inline constexpr int kScanThreads = static_cast<int>(kScanGroups);
-static_assert(kScanThreads == 256 && kScanItems == 16, "the block mapping holds one group per thread");
+inline constexpr int kScanThreads = 128;
+inline constexpr int kScanGroupsPerThread = static_cast<int>(kScanGroups) / kScanThreads;
+static_assert(kScanGroupsPerThread * kScanThreads == kScanGroups && kScanThreads % kScanWarp == 0,
+              "threads own whole warps of groups");
 
 // Shared-memory slot of tile element i: one pad element every 128 bytes, so that thread t's reads of
-// 16t + j (step 1) and the coalesced i = t + 256r both hit 32 different banks.
+// 16t + j (step 1) and the coalesced i = t + 128r both hit 32 different banks.
 template <class T>
 inline constexpr int kScanPadEvery = static_cast<int>(128 / sizeof(T));
 template <class T>
@@ -148,22 +158,30 @@ __global__ void scan_init_kernel(unsigned long long* counter, W* words, std::int
   for (std::int64_t k = i; k < n; k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) words[k] = 0;
 }
 
-// Resident blocks per multiprocessor that the register budget must allow: a tile's lifetime is
-// mostly waiting (loads, the carry), so throughput grows with the tiles in flight, until spills
-// (at 32 registers) and fewer registers per thread cost more. Measured on the H200 (2^28, ms): floats
-// 1.18 / 1.09 / 1.13 / 1.08 / 1.08 at 4 / 5 / 6 / 7 / 8 blocks; doubles, with the sleep below,
-// 1.67 / 1.55 / 1.58 at 4 / 5 / 6.
+// Resident blocks per multiprocessor that the register budget must allow, and how long the
+// carry's warp sleeps before its first poll. A tile's lifetime is mostly waiting (loads, the
+// carry), so throughput grows with the tiles in flight until fewer registers per thread cost more;
+// polling at once costs more than it saves (CUB's look-back also sleeps about one L2 write latency
+// first). Measured on the H200 with 128 threads (2^28, ms; CUB 0.70 / 1.32): floats 0.87 / 0.84 /
+// 0.78 / 0.76 / 0.78 at 6 / 7 / 8 / 9 / 10 blocks with a 1 us sleep, 0.716 / 0.713 / 0.74 at 9
+// blocks and 1.5 / 2 / 2.5 us; doubles (6 blocks fill the shared memory) 1.54 / 1.45 / 1.48 at
+// 4 / 5 / 6 blocks with 2 us, and 1.450 / 1.447 / 1.440 at 5 blocks and 1.5 / 2 / 2.5 us.
 template <class T>
-inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 7 : 5;
+inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 9 : 5;
+template <class T>
+inline constexpr unsigned kScanSleepNs = sizeof(T) == 4 ? 1500u : 2500u;
 
 // x and y are [rows, n]; tiles_per_row = ceil(n / 4096). y == x is allowed when inclusive.
 template <class Api, bool Exclusive, class T, class Op>
 __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     scan_rows_kernel(const T* x, T* y, std::int64_t n, std::int64_t tiles_per_row, ScanCarries<T> st, Op op) {
   constexpr int kItems = static_cast<int>(kScanItems), kWarp = static_cast<int>(kScanWarp);
+  constexpr int kTile = static_cast<int>(kScanTile);
+  constexpr int G = kScanGroupsPerThread;  // thread t owns groups t + h kScanThreads, h < G
+  constexpr int kWarps = kScanThreads / kWarp;
   constexpr int V = kVec16<T>;  // elements per 16-byte access
   __shared__ T sm[kScanSmem<T>];
-  __shared__ T warp_total[kScanThreads / kWarp];
+  __shared__ T warp_total[kScanGroups / kScanWarp];
   __shared__ T carry_block[kWarp];  // carry_block[j]: the carry's block for bit j of k
   __shared__ std::int64_t tile_index;
   const int t = static_cast<int>(threadIdx.x);
@@ -178,9 +196,9 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
   const T id = Op::template identity<T>();
 
   // Load, padded with identities.
-  if (len == static_cast<int>(kScanTile) && is_aligned(x + base, 16)) {
+  if (len == kTile && is_aligned(x + base, 16)) {
 #pragma unroll
-    for (int r = 0; r < kItems / V; ++r) {
+    for (int r = 0; r < kTile / V / kScanThreads; ++r) {
       const int c = t + r * kScanThreads;
       const Pack<T, V> p = *reinterpret_cast<const Pack<T, V>*>(x + base + c * V);
 #pragma unroll
@@ -188,51 +206,72 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     }
   } else {
 #pragma unroll
-    for (int r = 0; r < kItems; ++r) {
+    for (int r = 0; r < kTile / kScanThreads; ++r) {
       const int i = t + r * kScanThreads;
       sm[scan_slot<T>(i)] = i < len ? x[base + i] : id;
     }
   }
   __syncthreads();
 
-  // Step 1: the thread's group, scanned in place in shared memory. Only its total stays in a
-  // register: a tile spends much of its life waiting for its carry, so the tiles in flight (and
-  // with them the bytes in flight) are what registers per thread would limit.
-  const int g0 = t * kItems;
-  T s = sm[scan_slot<T>(g0)];
+  // Step 1: the thread's groups, scanned in place in shared memory (G independent chains). Only
+  // their totals stay in registers: a tile spends much of its life waiting for its carry, so the
+  // tiles in flight (and with them the bytes in flight) are what registers per thread would limit.
+  T s[G];
+#pragma unroll
+  for (int h = 0; h < G; ++h) s[h] = sm[scan_slot<T>((t + h * kScanThreads) * kItems)];
 #pragma unroll
   for (int j = 1; j < kItems; ++j) {
-    s = op(s, sm[scan_slot<T>(g0 + j)]);
-    sm[scan_slot<T>(g0 + j)] = s;
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      const int i = scan_slot<T>((t + h * kScanThreads) * kItems + j);
+      s[h] = op(s[h], sm[i]);
+      sm[i] = s[h];
+    }
   }
 
-  // Step 2: Kogge-Stone over the 32 group totals of each warp.
+  // Step 2: Kogge-Stone over the 32 group totals of each warp of groups (warp + h kWarps).
   const int lane = t % kWarp, warp = t / kWarp;
-  T inc = s;
+  T inc[G], excl[G];
+#pragma unroll
+  for (int h = 0; h < G; ++h) inc[h] = s[h];
 #pragma unroll
   for (int d = 1; d < kWarp; d *= 2) {
-    const T up = Api::shfl_up(inc, static_cast<unsigned>(d), kWarp);
-    if (lane >= d) inc = op(up, inc);
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      const T up = Api::shfl_up(inc[h], static_cast<unsigned>(d), kWarp);
+      if (lane >= d) inc[h] = op(up, inc[h]);
+    }
   }
-  T excl = Api::shfl_up(inc, 1u, kWarp);
-  if (lane == 0) excl = id;
-  if (lane == kWarp - 1) warp_total[warp] = inc;
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    excl[h] = Api::shfl_up(inc[h], 1u, kWarp);
+    if (lane == 0) excl[h] = id;
+    if (lane == kWarp - 1) warp_total[warp + h * kWarps] = inc[h];
+  }
   __syncthreads();
 
-  // Step 3: the warp's prefix, in order from the identity; p ⊕ (the group's scan) are its local
-  // values (step 4, applied at the end with the carry), and thread 255's is the tile's total S.
-  T wp = id;
-  for (int q = 0; q < warp; ++q) wp = op(wp, warp_total[q]);
-  const T p = op(wp, excl);
-  const T local_last = op(p, s);  // L[16t + 15]; S on thread 255
+  // Step 3: each group warp's prefix, in order from the identity; p ⊕ (the group's scan) are its
+  // local values (step 4, applied at the end with the carry), and the last thread's last group
+  // gives the tile's total S.
+  T p[G];
+  {
+    T wp = id;
+    int q = 0;
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      for (; q < warp + h * kWarps; ++q) wp = op(wp, warp_total[q]);
+      p[h] = op(wp, excl[h]);
+    }
+  }
+  const T local_last = op(p[G - 1], s[G - 1]);  // S on the last thread
 
-  // Step 5 (header comment), by warp 7, whose lane 31 holds S. The row's last tile publishes
-  // nothing: no one reads it.
+  // Step 5 (header comment), by the last warp, whose lane 31 holds S. The row's last tile
+  // publishes nothing: no one reads it.
   const bool chained = st.counter != nullptr;
   const bool last = k + 1 == tiles_per_row;
   const unsigned kb = static_cast<unsigned>(k);  // k's bits
   T cy = id;
-  if (chained && warp == kScanThreads / kWarp - 1) {
+  if (chained && warp == kWarps - 1) {
     const int r5 = static_cast<int>(kb & 31u);                              // k's place in its 32-window
     const int r8 = static_cast<int>((kb >> 5) & 7u);                        // the 32-window's place in the 256-window
     const std::int64_t w256 = tile - static_cast<std::int64_t>(kb & 255u);  // the 256-window's tile 0
@@ -241,10 +280,9 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     // Lane l reads S of the 32-window's tile l < r5, the 32-block q = l < r8 of the 256-window, and
     // the carry's block of bit l >= 8, all at once; it waits for the S first, and the 32-block
     // that k may publish needs nothing else (waiting for the rest first would chain the blocks).
-    // Like CUB's look-back, first give the most recent publications about one L2 write latency
-    // (1 us) to arrive: polling at once cost more than it saved (2^28 on the H200: f32 1.07 ->
-    // 1.01 ms, f64 1.73 -> 1.68 with the sleep).
-    if (kb != 0) Api::template sleep<1000>();  // tile 0 waits for nothing
+    // Like CUB's look-back, first give the most recent publications time to arrive
+    // (kScanSleepNs).
+    if (kb != 0) Api::template sleep<kScanSleepNs<T>>();  // tile 0 waits for nothing
     ScanPair<T> ws = scan_read<T>(lane < r5 ? st.totals + 2 * (tile - r5 + lane) : nullptr);
     ScanPair<T> wm = scan_read<T>(lane < r8 ? st.mids + 2 * (w256 + 32 * lane + 31) : nullptr);
     ScanPair<T> wh = scan_read<T>(high ? st.slots + 2 * ((tile - k) + ((kb >> lane) << lane) - 1) : nullptr);
@@ -282,18 +320,21 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
     }
   }
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) {  // step 4 and the output: C ⊕ (p ⊕ s[g][j])
-    const int i = scan_slot<T>(g0 + j);
-    sm[i] = canonical_nan(op(cy, op(p, sm[i])));
+  for (int h = 0; h < G; ++h) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {  // step 4 and the output: C ⊕ (p ⊕ s[g][j])
+      const int i = scan_slot<T>((t + h * kScanThreads) * kItems + j);
+      sm[i] = canonical_nan(op(cy, op(p[h], sm[i])));
+    }
   }
   __syncthreads();
 
   // Store; exclusive: shifted by one, the row's last value dropped, y[row, 0] first.
-  if (len == static_cast<int>(kScanTile) && is_aligned(y + base, 16)) {
+  if (len == kTile && is_aligned(y + base, 16)) {
     // Chunk c of y's tile is y[base + cV ..]; exclusive, its elements come from one place earlier,
     // chunk 0 writes only its last V - 1 and the tile's last value lands in the next tile's first.
 #pragma unroll
-    for (int r = 0; r < kItems / V; ++r) {
+    for (int r = 0; r < kTile / V / kScanThreads; ++r) {
       const int c = t + r * kScanThreads;
       Pack<T, V> q;
 #pragma unroll
@@ -302,16 +343,15 @@ __global__ void __launch_bounds__(kScanThreads, kScanMinBlocks<T>)
 #pragma unroll
         for (int e = 1; e < V; ++e) y[base + e] = q.v[e];
       } else {
-        *reinterpret_cast<Pack<T, V>*>(y + base + c * V) = q;
+        Api::store_streaming(reinterpret_cast<Pack<T, V>*>(y + base + c * V), q);
       }
-      if (Exclusive && c == static_cast<int>(kScanTile) / V - 1 && k + 1 < tiles_per_row)
-        y[base + kScanTile] = sm[scan_slot<T>(static_cast<int>(kScanTile) - 1)];
+      if (Exclusive && c == kTile / V - 1 && k + 1 < tiles_per_row) y[base + kScanTile] = sm[scan_slot<T>(kTile - 1)];
     }
   } else {
     const int shift = Exclusive ? 1 : 0;
     const int end = static_cast<int>(left <= kScanTile ? left : kScanTile + 1);  // the row's room from base
 #pragma unroll
-    for (int r = 0; r < kItems; ++r) {
+    for (int r = 0; r < kTile / kScanThreads; ++r) {
       const int i = t + r * kScanThreads;
       if (i < len && i + shift < end) y[base + i + shift] = sm[scan_slot<T>(i)];
     }

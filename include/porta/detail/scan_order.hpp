@@ -26,7 +26,7 @@
 //      the canonical quiet NaN (payloads differ between CPUs and GPUs).
 //
 // Why this shape: it is what a GPU does in one pass at memory speed (a thread scans 16 items in
-// registers, a warp scans with shuffles, a block of 256 threads owns a tile), and step 5 lets a tile
+// registers, a warp scans with shuffles, a block of threads owns a tile), and step 5 lets a tile
 // find its carry from O(log tiles) published block sums, each a fixed pairwise tree, instead of the
 // order-dependent look-back of CUB's decoupled scan or a second pass over the input. The CPU
 // reproduces it tile by tile. Integers wrap (ops.hpp), so any order gives their exact result; the

@@ -175,6 +175,16 @@ struct ApiCuda {
     __nanosleep(NS);
 #endif
   }
+  // Stores 16 bytes that nothing reads again soon (a scan's output) with the evict-first policy
+  // (st.global.cs), so that they leave the L2 before the lines still to be read: a scan of 2^28
+  // elements ran 2.5-4% faster on an H200 (issue 15).
+  template <class P>
+  __device__ static void store_streaming(P* p, const P& v) {
+    static_assert(sizeof(P) == 16, "16-byte stores only");
+    float4 w;
+    __builtin_memcpy(&w, &v, 16);
+    __stcs(reinterpret_cast<float4*>(p), w);
+  }
 #endif
 };
 

@@ -188,6 +188,15 @@ struct ApiHip {
     constexpr unsigned units = NS / 40 < 1 ? 1 : NS / 40 > 127 ? 127 : NS / 40;
     __builtin_amdgcn_s_sleep(units);
   }
+  // 16 bytes that nothing reads again soon, stored non-temporally (api_cuda.cuh).
+  template <class P>
+  __device__ static void store_streaming(P* p, const P& v) {
+    static_assert(sizeof(P) == 16, "16-byte stores only");
+    typedef float F4 __attribute__((ext_vector_type(4)));
+    F4 w;
+    __builtin_memcpy(&w, &v, 16);
+    __builtin_nontemporal_store(w, reinterpret_cast<F4*>(p));
+  }
 #endif
 };
 
