@@ -99,7 +99,7 @@ TEMPLATE_TEST_CASE("map with one, two and three inputs", "[kernels][map]", float
   using T = TestType;
   const Device dev = PORTA_KERNEL_DEVICE();
   PORTA_RNG(rng);
-  for (std::int64_t n : {0, 1, 7, 4096, 4097, 100003}) {
+  for (std::int64_t n : {0, 1, 7, 33, 255, 4096, 4097, 100003}) {
     INFO("n = " << n << " on " << dev.to_string());
     const auto ha = porta_test::nonzero<T>(rng, n);
     const auto hb = porta_test::nonzero<T>(rng, n);
@@ -157,7 +157,7 @@ TEST_CASE("map: mixed types, sizes around the vector width, offset windows", "[k
   // Windows that start a few elements into their arrays (through detail::map_pointers, which
   // porta::map calls with data()) reach every one of those paths; the elements outside the output's
   // window must stay poison. Maps of up to 4096 elements take a one-element-per-thread kernel
-  // instead (4096 and 4097 sit on either side).
+  // instead (4096 and 4097 sit on either side), launched as whole warps below one block.
   struct Offsets {
     std::int64_t out, a, b, c;
   };

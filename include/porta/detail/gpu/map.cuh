@@ -207,8 +207,12 @@ template <class Api, class F, class TO, class... TI>
 typename Api::Error launch_user_map(typename Api::Stream stream, std::int64_t n, const F& f, TO* y, const TI*... in) {
   if (n <= 0) return Api::kSuccess;
   if (n <= kSmallMap) {
-    const auto blocks = static_cast<unsigned>((n + kBlockThreads - 1) / kBlockThreads);
-    return Api::launch(map_small_kernel<F, TO, TI...>, blocks, kBlockThreads, 0, stream, n, f, y, map_inputs(in...));
+    // Below one block, only the warps that have elements: a map of one element is one warp, as a
+    // hand-written <<<1, 1>>> launch is.
+    const std::int64_t threads = n < kBlockThreads ? (n + 31) / 32 * 32 : kBlockThreads;
+    const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
+    return Api::launch(map_small_kernel<F, TO, TI...>, blocks, static_cast<unsigned>(threads), 0, stream, n, f, y,
+                       map_inputs(in...));
   }
   if constexpr (map_width<TO, TI...>() >= 4) {
     return launch_map_waves<Api, kMapUnroll>(0, stream, n, f, y, in...);
