@@ -162,10 +162,11 @@ __global__ void scan_init_kernel(unsigned long long* counter, W* words, std::int
 // carry's warp sleeps before its first poll. A tile's lifetime is mostly waiting (loads, the
 // carry), so throughput grows with the tiles in flight until fewer registers per thread cost more;
 // polling at once costs more than it saves (CUB's look-back also sleeps about one L2 write latency
-// first). Measured on the H200 with 128 threads (2^28, ms; CUB 0.70 / 1.32): floats 0.87 / 0.84 /
-// 0.78 / 0.76 / 0.78 at 6 / 7 / 8 / 9 / 10 blocks with a 1 us sleep, 0.716 / 0.713 / 0.74 at 9
-// blocks and 1.5 / 2 / 2.5 us; doubles (6 blocks fill the shared memory) 1.54 / 1.45 / 1.48 at
-// 4 / 5 / 6 blocks with 2 us, and 1.450 / 1.447 / 1.440 at 5 blocks and 1.5 / 2 / 2.5 us.
+// first). Measured on the H200 with 128 threads, before the evict-first stores (2^28, ms; CUB 0.70
+// / 1.32): floats 0.87 / 0.84 / 0.78 / 0.76 / 0.78 at 6 / 7 / 8 / 9 / 10 blocks with a 1 us sleep,
+// 0.714 / 0.713-0.716 at 9 blocks and 1.5 / 2 us (0.74 at 8 blocks and 2.5 us); doubles (6 blocks
+// fill the shared memory) 1.54 / 1.45 / 1.47 at 4 / 5 / 6 blocks with 2 us, and 1.45 / 1.45 / 1.44
+// at 5 blocks and 1.5 / 2 / 2.5 us.
 template <class T>
 inline constexpr int kScanMinBlocks = sizeof(T) == 4 ? 9 : 5;
 template <class T>
