@@ -207,8 +207,9 @@ template <class Api, class F, class TO, class... TI>
 typename Api::Error launch_user_map(typename Api::Stream stream, std::int64_t n, const F& f, TO* y, const TI*... in) {
   if (n <= 0) return Api::kSuccess;
   if (n <= kSmallMap) {
-    // Below one block, only the warps that have elements: a map of one element is one warp, as a
-    // hand-written <<<1, 1>>> launch is.
+    // Below one block, only as many threads as elements, rounded up to 32 (an NVIDIA warp; on
+    // wave64 AMD GPUs half a wavefront, which is still correct): a map of one element is one warp,
+    // as a hand-written <<<1, 1>>> launch is.
     const std::int64_t threads = n < kBlockThreads ? (n + 31) / 32 * 32 : kBlockThreads;
     const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
     return Api::launch(map_small_kernel<F, TO, TI...>, blocks, static_cast<unsigned>(threads), 0, stream, n, f, y,
