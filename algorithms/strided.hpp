@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Views in the front end: the layout of an array (shape and strides), the memory it spans, and
+// Views in the front end (layouts and overlaps: porta/detail/layout.hpp): compact copies of inputs, and
 // folding a layout into the rows x cols form of the backends' strided entries (binary, compare).
 #pragma once
 
@@ -7,30 +7,9 @@
 #include <string>
 
 #include "porta/array.hpp"
+#include "porta/detail/layout.hpp"
 
 namespace porta::detail {
-
-// An array's elements as a shape and strides (in elements), plus its first element.
-struct Layout {
-  int rank = 0;
-  std::int64_t dims[Shape::kMaxRank] = {};
-  std::int64_t strides[Shape::kMaxRank] = {};
-  const void* data = nullptr;
-  std::size_t elem = 0;
-};
-
-template <class T>
-Layout layout_of(const Array<T>& a) {
-  Layout l;
-  l.rank = a.rank();
-  for (int i = 0; i < l.rank; ++i) {
-    l.dims[i] = a.dim(i);
-    l.strides[i] = a.stride(i);
-  }
-  l.data = a.data();
-  l.elem = sizeof(T);
-  return l;
-}
 
 // x itself when it is contiguous, else a compact copy kept in `hold`: how a built-in whose backend
 // entry reads contiguous memory accepts a view.
@@ -39,17 +18,6 @@ const Array<T>& contiguous_input(const Array<T>& x, Array<T>& hold, const Stream
   if (x.is_contiguous()) return x;
   hold = x.contiguous(stream);
   return hold;
-}
-
-// Whether two arrays' element sets may share bytes (their address ranges intersect), and whether
-// they are the very same elements in the same order (an exact alias, safe for elementwise maps).
-bool may_overlap(const Layout& a, const Layout& b) noexcept;
-bool same_elements(const Layout& a, const Layout& b) noexcept;
-
-template <class T, class U>
-bool overlaps_not_identical(const Array<T>& a, const Array<U>& b) {
-  const Layout la = layout_of(a), lb = layout_of(b);
-  return may_overlap(la, lb) && !same_elements(la, lb);
 }
 
 // y[r * cols + c] = f(a[r * a_rs + c * a_cs], b[r * b_rs + c * b_cs]) over a contiguous y of a's shape.

@@ -18,22 +18,6 @@ void throw_not_contiguous(const char* fn, const char* name, const char* shape) {
 
 namespace {
 
-// [lo, hi): the bytes an array's elements span.
-void byte_range(const Layout& l, std::uintptr_t* lo, std::uintptr_t* hi) {
-  std::int64_t min_off = 0, max_off = 0;
-  for (int i = 0; i < l.rank; ++i) {
-    if (l.dims[i] == 0) {
-      *lo = *hi = 0;
-      return;
-    }
-    const std::int64_t span = (l.dims[i] - 1) * l.strides[i];
-    (span < 0 ? min_off : max_off) += span;
-  }
-  const auto base = reinterpret_cast<std::uintptr_t>(l.data);
-  *lo = base + static_cast<std::uintptr_t>(min_off * static_cast<std::int64_t>(l.elem));
-  *hi = base + static_cast<std::uintptr_t>((max_off + 1) * static_cast<std::int64_t>(l.elem));
-}
-
 // Drops axes of one element and merges neighbours that walk memory as one axis in both layouts
 // (stride[i] == stride[i+1] * dim[i+1]); the fewest axes a copy loop needs.
 int simplify(int rank, std::int64_t* d, std::int64_t* s1, std::int64_t* s2) {
@@ -63,20 +47,6 @@ bool foldable(const std::int64_t* d, const std::int64_t* s, int b, int e, std::i
 }
 
 }  // namespace
-
-bool may_overlap(const Layout& a, const Layout& b) noexcept {
-  std::uintptr_t alo = 0, ahi = 0, blo = 0, bhi = 0;
-  byte_range(a, &alo, &ahi);
-  byte_range(b, &blo, &bhi);
-  return alo < ahi && blo < bhi && alo < bhi && blo < ahi;
-}
-
-bool same_elements(const Layout& a, const Layout& b) noexcept {
-  if (a.data != b.data || a.rank != b.rank || a.elem != b.elem) return false;
-  for (int i = 0; i < a.rank; ++i)
-    if (a.dims[i] != b.dims[i] || (a.dims[i] > 1 && a.strides[i] != b.strides[i])) return false;
-  return true;
-}
 
 bool plan_binary(const Layout& a, const Layout& b, BinaryPlan& p, bool* shapes_ok) {
   *shapes_ok = false;

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -45,6 +46,7 @@
 #include "porta/atomic.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/cpu_parallel.hpp"
+#include "porta/detail/layout.hpp"
 #include "porta/detail/ops.hpp"
 #include "porta/detail/reduce_order.hpp"
 #include "porta/detail/strict.hpp"
@@ -271,6 +273,8 @@ struct CastLoad {
 
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p);
+template <class T, class F, class... In>
+void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const Array<In>&... in);
 
 }  // namespace detail
 
@@ -308,7 +312,12 @@ void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Str
   parallel_for(device, Range<1>(n), f, stream);
 }
 
-// out[i] = f(in[i]...) for every element; all arrays of one size and one device.
+// out[i] = f(in[i]...) for every element, in row-major order; all arrays of one size and one device.
+// Any of them may be a view (a slice, a column, a reversed axis): a strided input is read through a
+// compact copy, and a strided output, or one that shares memory with an input other than as that
+// very input (out = x[1:], in = x[:-1]), is written through a compact result, so that every f(...)
+// sees the inputs as they were before the call (NumPy's rule). Elementwise in place (map(x, f, x))
+// needs no copy.
 template <class T, class F, class... In>
 void map(Array<T>& out, F f, const Array<In>&... in) {
   map(Stream(), out, f, in...);
@@ -330,7 +339,12 @@ void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
               fn, ("an input has " + std::to_string(a.size()) + " elements, the output " + std::to_string(n)).c_str());
       }(in),
       ...);
-  detail::map_pointers(stream, dev, n, out.data(), f, in.data()...);
+  const bool out_direct = out.is_contiguous() && !(detail::overlaps_not_identical(out, in) || ...);
+  if (out_direct && (in.is_contiguous() && ...)) {
+    detail::map_pointers(stream, dev, n, out.data(), f, in.data()...);
+    return;
+  }
+  detail::map_views(stream, out, out_direct, f, in...);
 }
 
 namespace detail {
@@ -389,6 +403,23 @@ void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const 
 #else
   throw_not_gpu_tu(fn, dev);
 #endif
+}
+
+// A map over views: strided inputs through compact copies, the output through a compact result
+// unless it can be written directly. The copies are queued on `stream` like the map itself.
+template <class T, class F, class... In, std::size_t... K>
+void map_compact(const Stream& stream, Array<T>& out, bool out_direct, const F& f,
+                 const std::tuple<Array<In>...>& compact, std::index_sequence<K...>, const Array<In>&... in) {
+  Array<T> result = out_direct ? Array<T>() : Array<T>(out.shape(), out.device(), stream);
+  map_pointers(stream, out.device(), out.size(), out_direct ? out.data() : result.data(), f,
+               (in.is_contiguous() ? in.data() : std::get<K>(compact).data())...);
+  if (!out_direct) out.assign(result, stream);
+}
+
+template <class T, class F, class... In>
+void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const Array<In>&... in) {
+  const std::tuple<Array<In>...> compact{(in.is_contiguous() ? Array<In>() : in.contiguous(stream))...};
+  map_compact(stream, out, out_direct, f, compact, std::index_sequence_for<In...>{}, in...);
 }
 }  // namespace detail
 

@@ -149,6 +149,85 @@ TEMPLATE_TEST_CASE("map with one, two and three inputs", "[kernels][map]", float
                     porta_test::Contains("porta::map"));
 }
 
+TEMPLATE_TEST_CASE("map over views: strided, reversed and overlapping arrays, nothing outside written",
+                   "[kernels][map][views]", float, double, std::int32_t) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  const auto f = PORTA_LAMBDA(T x) {
+    return x * T(2) + T(1);
+  };
+  const auto g = [](T x) { return ref::add(ref::mul(x, T(2)), T(1)); };
+  const porta::Slice all{}, reverse{porta::none, porta::none, -1};
+  for (std::int64_t n : {1, 8, 4099}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto hbuf = porta_test::nonzero<T>(rng, n + 2);  // x = buf[1 : n + 1], one guard element each side
+    const auto hin = porta_test::nonzero<T>(rng, n);
+    const auto in = Array<T>::from(hin, dev);
+    const auto fresh = [&] { return Array<T>::from(hbuf, dev); };
+    const auto at = [&](std::int64_t i) { return hbuf[static_cast<std::size_t>(i)]; };
+    {  // reversed output: x[n - 1 - i] = f(in[i]); the guards keep their values
+      auto buf = fresh();
+      auto x = buf.slice({{1, n + 1}});
+      auto rx = x.slice({reverse});
+      porta::map(rx, f, in);
+      std::vector<T> want = hbuf;
+      for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(n - i)] = g(hin[static_cast<std::size_t>(i)]);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(buf.to_vector(), want));
+    }
+    {  // reversed input into a contiguous output
+      auto buf = fresh();
+      const auto rx = buf.slice({{1, n + 1}}).slice({reverse});
+      auto out = porta_test::poisoned<T>(Shape{n}, dev);
+      porta::map(out, f, rx);
+      std::vector<T> want(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = g(at(n - i));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), want));
+      // in place through the reversed view of the output itself: every f sees the old values
+      auto x = buf.slice({{1, n + 1}});
+      porta::map(x, f, x.slice({reverse}));
+      std::vector<T> want2 = hbuf;
+      for (std::int64_t i = 0; i < n; ++i) want2[static_cast<std::size_t>(1 + i)] = g(at(n - i));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(buf.to_vector(), want2));
+    }
+    {  // overlapping windows: x[1:] = f(x[:-1]) reads x as it was before the call (NumPy's rule)
+      auto buf = fresh();
+      auto dst = buf.slice({{1, n + 1}});
+      const auto src = buf.slice({{0, n}});
+      porta::map(dst, f, src);
+      std::vector<T> want = hbuf;
+      for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(1 + i)] = g(at(i));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(buf.to_vector(), want));
+    }
+    {  // a column as output and another as input: only that column changes
+      const std::int64_t rows = n, cols = 4;
+      const auto hm = porta_test::nonzero<T>(rng, rows * cols);
+      auto m = Array<T>::from(hm, Shape{rows, cols}, dev);
+      auto c1 = m.col(1);
+      porta::map(c1, f, m.col(2));
+      std::vector<T> want = hm;
+      for (std::int64_t r = 0; r < rows; ++r)
+        want[static_cast<std::size_t>(r * cols + 1)] = g(hm[static_cast<std::size_t>(r * cols + 2)]);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(m.to_vector(), want));
+      // a strided input into a contiguous output, and a 2-D block (rows 0..rows, columns 1..3) of m
+      auto out = porta_test::poisoned<T>(Shape{rows}, dev);
+      porta::map(out, f, m.col(3));
+      std::vector<T> want_col(static_cast<std::size_t>(rows));
+      for (std::int64_t r = 0; r < rows; ++r)
+        want_col[static_cast<std::size_t>(r)] = g(hm[static_cast<std::size_t>(r * cols + 3)]);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), want_col));
+      auto block = m.slice({all, {1, 3}});
+      auto out2 = porta_test::poisoned<T>(Shape{rows, 2}, dev);
+      porta::map(out2, f, block);
+      std::vector<T> want_block(static_cast<std::size_t>(rows * 2));
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < 2; ++c)
+          want_block[static_cast<std::size_t>(r * 2 + c)] = g(want[static_cast<std::size_t>(r * cols + 1 + c)]);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(out2.to_vector(), want_block));
+    }
+  }
+}
+
 TEST_CASE("map: mixed types, sizes around the vector width, offset windows", "[kernels][map]") {
   const Device dev = PORTA_KERNEL_DEVICE();
   PORTA_RNG(rng);
