@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/common/rtc_options.hpp"
 #include "porta/detail/rtc_prelude.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/rtc.hpp"
@@ -108,11 +109,28 @@ std::string entry_name(const std::string& kernel) {
   return "porta_rtc_entry_" + mangled(kernel);
 }
 
+// `name` as the body of a C string literal (for #line): a file's path may hold quotes, backslashes,
+// even line breaks. Compilers print the name unescaped, which is how first_line finds it again.
+std::string c_string_body(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string program(const detail::ModuleState& m, const std::string& kernel, const std::vector<detail::Arg>& args,
                     std::size_t args_bytes) {
   std::ostringstream p;
   p << "#line 1 \"porta_rtc_prelude\"\n"
-    << porta::detail::kRtcPrelude << "#line 1 \"" << m.source_name << "\"\n"
+    << porta::detail::kRtcPrelude << "#line 1 \"" << c_string_body(m.source_name) << "\"\n"
     << m.source << "\n";
   const std::string args_type = "porta_rtc_args_" + mangled(kernel);
   p << "#line 1 \"porta_rtc_wrapper\"\nstruct " << args_type << " {\n";
@@ -290,6 +308,10 @@ porta_rtc_kernel get_kernel(detail::ModuleState& m, const std::string& kernel, D
 namespace detail {
 
 std::shared_ptr<ModuleState> make_module(std::string source, std::string options, std::string source_name) {
+  // Split here as every backend will split them, so that a malformed string is the caller's error
+  // at once, not a compile error on the first device that launches.
+  const porta::detail::backend::SplitOptions split = porta::detail::backend::split_options(options.c_str());
+  if (!split.error.empty()) porta::detail::throw_invalid("porta::rtc::Module", (split.error + ": " + options).c_str());
   auto m = std::make_shared<ModuleState>();
   m->source = std::move(source);
   m->options = std::move(options);

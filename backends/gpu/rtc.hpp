@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "backends/common/backend_error.hpp"
+#include "backends/common/rtc_options.hpp"
 #include "backends/gpu/rtc_compiler.hpp"
 #include "porta/abi/backend_v1.h"
 #include "porta/detail/gpu/api.cuh"
@@ -137,8 +138,10 @@ struct Rtc {
     if (!lib.ok) return backend::set_error(PORTA_ERR_UNAVAILABLE, "%s: %s", fn, lib.why.c_str());
     const Target* t = nullptr;
     if (porta_status st = target(dev, fn, &t); st != PORTA_OK) return st;
+    backend::SplitOptions user = backend::split_options(options);
+    if (!user.error.empty()) return backend::set_error(PORTA_ERR_INVALID, "%s: %s", fn, user.error.c_str());
     std::vector<std::string> opts = V::rtc_options(t->arch);
-    for (std::string& o : split_options(options)) opts.push_back(std::move(o));
+    for (std::string& o : user.args) opts.push_back(std::move(o));
     std::string code, out;
     const RtcResult r = rtc_compile_program(lib, source, opts, &code, &out);
     copy_text(out, log, log_len);

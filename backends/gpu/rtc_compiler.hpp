@@ -92,22 +92,6 @@ inline RtcLibrary load_rtc_library(const RtcNames& names) {
   return r;
 }
 
-// Splits the user's option string at blanks (no quoting: options are flags and -D definitions).
-inline std::vector<std::string> split_options(const char* options) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char* c = options; c != nullptr && *c != '\0'; ++c) {
-    if (*c == ' ' || *c == '\t' || *c == '\n') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += *c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 enum class RtcResult { ok, compile_error, failed };
 
 // Compiles `source` with `options`; *code gets the binary, *log the compiler's output (or what

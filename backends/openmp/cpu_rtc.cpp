@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU backend's run-time kernels (issue 16): the program is compiled by the host C++ compiler
+// The CPU backend's run-time kernels: the program is compiled by the host C++ compiler
 // into a shared library and dlopen()ed. The compiler is the one porta was built with (its path is
 // recorded at configure time, PORTA_RTC_DEFAULT_CXX) unless PORTA_RTC_CXX names another. The flags
 // keep porta's promises: -ffp-contract=off (a*b+c is two roundings, as in the eager operators),
@@ -9,7 +9,9 @@
 // treats every backend alike; rtc_load writes them to a temporary file, dlopen()s it and unlinks it
 // (the mapping stays). Libraries are never closed: kernels live until the process exits.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -23,7 +25,9 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "backends/common/rtc_options.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
 
@@ -47,17 +51,19 @@ std::string compiler() {
   return access(PORTA_RTC_DEFAULT_CXX, X_OK) == 0 ? PORTA_RTC_DEFAULT_CXX : "c++";
 }
 
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+std::vector<std::string> flags() {
+  return {
+    "-std=c++17", "-O3", "-fPIC", "-shared", "-ffp-contract=off"
+#if defined(_OPENMP)
+        ,
+        "-fopenmp"
+#endif
+  };
 }
 
-std::string flags() {
-  std::string f = "-std=c++17 -O3 -fPIC -shared -ffp-contract=off";
-#if defined(_OPENMP)
-  f += " -fopenmp";
-#endif
+std::string flag_text() {
+  std::string f;
+  for (const std::string& s : flags()) f += (f.empty() ? "" : " ") + s;
   return f;
 }
 
@@ -66,15 +72,44 @@ std::string temp_root() {
   return t != nullptr && t[0] != '\0' ? t : "/tmp";
 }
 
-// Runs `command` through the shell; its output (stdout and stderr) into *out. Returns the exit status.
-int run(const std::string& command, std::string* out) {
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return -1;
+// Runs the program args[0] (looked up in PATH) with args, never through a shell: the user's
+// options are arguments, not command text, so nothing in them is expanded or executed. Its stdout
+// and stderr go into *out. Returns the exit status; 127: it could not be started; 128 + n: killed
+// by signal n.
+int run(const std::vector<std::string>& args, std::string* out) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return 127;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    out->append(args[0] + ": " + std::strerror(spawned));
+    return 127;
+  }
   char buf[4096];
-  std::size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, got);
-  const int st = pclose(p);
-  return st == -1 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+  for (;;) {
+    const ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got > 0) {
+      out->append(buf, static_cast<std::size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
 void copy_text(const std::string& s, char* dst, size_t len) {
@@ -97,7 +132,7 @@ Probe probe(const std::string& cxx) {
   if (it != seen.end()) return it->second;
   Probe p;
   std::string out;
-  const int st = run(quoted(cxx) + " --version", &out);
+  const int st = run({cxx, "--version"}, &out);
   const std::string first = out.substr(0, out.find('\n'));
   if (st != 0) {
     p.text = "the host C++ compiler " + cxx + " does not run (" +
@@ -106,7 +141,7 @@ Probe probe(const std::string& cxx) {
     utsname u{};
     uname(&u);
     p.ok = true;
-    p.text = cxx + ": " + first + ", " + u.machine + ", " + flags();
+    p.text = cxx + ": " + first + ", " + u.machine + ", " + flag_text();
   }
   seen.emplace(cxx, p);
   return p;
@@ -137,7 +172,7 @@ porta_status rtc_info(int dev, char* key, size_t len) noexcept {
   }
   utsname u{};
   uname(&u);
-  copy_text(id + ", " + u.machine + ", " + flags(), key, len);
+  copy_text(id + ", " + u.machine + ", " + flag_text(), key, len);
   return PORTA_OK;
   PORTA_CPU_CATCH("rtc_info")
 }
@@ -151,6 +186,8 @@ porta_status rtc_compile(int dev, const char* source, const char* options, void*
     return set_error(PORTA_ERR_INVALID, "rtc_compile: NULL source or output");
   *binary = nullptr;
   *bytes = 0;
+  backend::SplitOptions user = backend::split_options(options);
+  if (!user.error.empty()) return set_error(PORTA_ERR_INVALID, "rtc_compile: %s", user.error.c_str());
   const std::string cxx = compiler();
   const Probe p = probe(cxx);
   if (!p.ok) return set_error(PORTA_ERR_UNAVAILABLE, "rtc_compile: %s", p.text.c_str());
@@ -174,9 +211,11 @@ porta_status rtc_compile(int dev, const char* source, const char* options, void*
   if (f == nullptr || std::fwrite(source, 1, n, f) != n || std::fclose(f) != 0)
     return set_error(PORTA_ERR_BACKEND, "rtc_compile: cannot write %s", src.c_str());
 
+  std::vector<std::string> command{cxx};
+  for (std::string& f : flags()) command.push_back(std::move(f));
+  for (std::string& o : user.args) command.push_back(std::move(o));
+  for (const char* a : {"-o", lib.c_str(), src.c_str()}) command.emplace_back(a);
   std::string out;
-  const std::string command = quoted(cxx) + " " + flags() + " " + (options != nullptr ? options : "") + " -o " +
-                              quoted(lib) + " " + quoted(src);
   const int st = run(command, &out);
   copy_text(out, log, log_len);
   if (st != 0)

@@ -235,6 +235,78 @@ TEST_CASE("rtc: a compile error names the line of the user's source and quotes t
   }
 }
 
+TEST_CASE("rtc: options are arguments, never shell text", "[rtc][errors][security]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  (void)cache_dir_once();
+  PORTA_RNG(rng);
+  const std::int64_t n = 1000;
+  const std::vector<float> hx = porta_test::nonzero<float>(rng, n);
+  const Array<float> x = Array<float>::from(hx, dev);
+  const char* kScale = R"(
+PORTA_RTC_KERNEL void scale(porta_index i, porta::rtc::View<const float> x, porta::rtc::View<float> y) {
+  y[i] = x[i] * (SCALE);
+})";
+  // Quoted options with blanks and quotes keep them, on every compiler.
+  for (const auto& [options, factor] : {std::pair<const char*, float>{"\"-DSCALE=(1.0f + 2.0f)\"", 3.0f},
+                                        {"'-DSCALE=(2.0f * 2.0f)' -DUNUSED=\"a;b\"", 4.0f},
+                                        {"-DSCALE=5.0f\\ +\\ 0.0f", 5.0f}}) {
+    INFO("options: " << options);
+    Array<float> y = porta_test::poisoned<float>(porta::Shape{n}, dev);
+    porta::rtc::Module(kScale, options).kernel("scale").launch(dev, n, x, y);
+    std::vector<float> ref(hx.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = hx[i] * factor;
+    PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), ref));
+  }
+  // Command substitution, backticks and a second command reach no shell: the marker file is never
+  // made, and the compiler sees a strange macro or a missing input file.
+  char dir_tmpl[] = "/tmp/porta-rtc-shell-XXXXXX";
+  REQUIRE(mkdtemp(dir_tmpl) != nullptr);
+  const std::string marker = std::string(dir_tmpl) + "/pwned";
+  for (const std::string& options :
+       {"-DSCALE=1 -DX=$(touch " + marker + ")", "-DSCALE=1 -DX=`touch " + marker + "`", "-DSCALE=1; touch " + marker,
+        "-DSCALE=1 | touch " + marker, "-DSCALE=1 && touch " + marker}) {
+    INFO("options: " << options);
+    Array<float> y = porta_test::poisoned<float>(porta::Shape{n}, dev);
+    try {
+      porta::rtc::Module(kScale, options).kernel("scale").launch(dev, n, x, y);
+    } catch (const porta::InvalidArgument&) {  // what the compiler makes of those arguments
+    }
+    CHECK(access(marker.c_str(), F_OK) != 0);
+  }
+  rmdir(dir_tmpl);
+  // An unterminated quote is the caller's mistake, said when the Module is made.
+  CHECK_THROWS_AS(porta::rtc::Module(kScale, "-DSCALE=\"2"), porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::rtc::Module(kScale, "-DSCALE='2"), porta_test::Contains("unterminated single quote"));
+}
+
+TEST_CASE("rtc: a source file whose path holds quotes and backslashes", "[rtc][errors]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  (void)cache_dir_once();
+  char dir_tmpl[] = "/tmp/porta-rtc-path-XXXXXX";
+  REQUIRE(mkdtemp(dir_tmpl) != nullptr);
+  const std::string path = std::string(dir_tmpl) + "/it's \"my\" \\kernel.porta";
+  {
+    std::ofstream f(path);
+    f << "// line 1\n"
+         "\n"
+         "PORTA_RTC_KERNEL void broken(porta_index i, porta::rtc::View<float> y) {\n"
+         "  y[i] = undeclared_name;\n"
+         "}\n";
+  }
+  const porta::rtc::Module m = porta::rtc::Module::from_file(path);
+  Array<float> y = Array<float>::from(std::vector<float>{1.5f, -2.0f}, dev);
+  try {
+    m.kernel("broken").launch(dev, 2, y);
+    FAIL("no CompileError");
+  } catch (const porta::CompileError& e) {
+    INFO(e.what());
+    CHECK(e.line() == 4);
+    CHECK(std::string(e.what()).find(path + ", line 4") != std::string::npos);
+  }
+  std::remove(path.c_str());
+  rmdir(dir_tmpl);
+}
+
 TEST_CASE("rtc: bad launches are typed errors naming the values", "[rtc][errors]") {
   const Device dev = PORTA_TEST_DEVICE();
   (void)cache_dir_once();
