@@ -60,6 +60,7 @@ struct QueuedP2P {
 struct CommState {
   std::shared_ptr<HostEngine> host;
   bool threads = false;
+  mutable std::uint64_t calls = 0;  // collective calls made on this rank (one thread at a time)
   mutable std::mutex m;
   mutable std::map<std::pair<int, int>, DeviceColl> colls;  // (device type, index)
   mutable std::vector<QueuedP2P> queued;
@@ -136,9 +137,20 @@ std::uint32_t host_hash() {
   return h;
 }
 
+// The next collective call of this rank, numbered before its arguments are checked: a call that
+// fails on one rank alone puts that rank a call ahead, so that its next call meets the others'
+// pending one as a mismatch instead of pairing with it.
+Call start(const CommState& st, CallKind kind, const char* fn) {
+  Call c;
+  c.fn = fn;
+  c.checked = calls_checked();
+  c.seq = ++st.calls;
+  c.kind = kind;
+  return c;
+}
+
 // Decides, with every rank, whether `dev` uses the backend's device collectives; fills c.
-void decide_device_coll(const CommState& st, Device dev, DeviceColl& c, const char* fn) {
-  c.decided = true;
+void decide_into(const CommState& st, Device dev, DeviceColl& c, const char* fn) {
   const porta_backend_v1& t = backend_for(dev, fn);
   // This rank's view: [usable, type, index, host]
   std::int64_t mine[4] = {0, static_cast<std::int64_t>(dev.type), dev.index, static_cast<std::int64_t>(host_hash())};
@@ -187,7 +199,12 @@ void decide_device_coll(const CommState& st, Device dev, DeviceColl& c, const ch
   const porta_status s = t.coll_init(dev.index, size, st.host->rank(), id, &comm);
   const std::string init_error = s == PORTA_OK ? "" : t.last_error();
   std::int64_t good = s == PORTA_OK ? 1 : 0;
-  st.host->allreduce(&good, &good, 1, PORTA_I64, PORTA_REDUCE_MIN);
+  try {
+    st.host->allreduce(&good, &good, 1, PORTA_I64, PORTA_REDUCE_MIN);
+  } catch (...) {
+    if (comm != nullptr) t.coll_destroy(comm);
+    throw;
+  }
   if (!good) {
     if (comm != nullptr) t.coll_destroy(comm);
     c.why_not = init_error.empty() ? "another rank could not join the group" : init_error;
@@ -195,6 +212,22 @@ void decide_device_coll(const CommState& st, Device dev, DeviceColl& c, const ch
   }
   c.comm = comm;
   c.table = &t;
+}
+
+// Decided only when every rank got through: after a throw (a rank left, the ranks' calls differ)
+// the next call decides again, with every rank.
+void decide_device_coll(const CommState& st, Device dev, DeviceColl& c, const char* fn) {
+  DeviceColl d;
+  decide_into(st, dev, d, fn);
+  d.decided = true;
+  c = d;
+}
+
+bool undecided_gpu(const CommState& st, Device dev) {
+  if (dev.type == DeviceType::cpu) return false;
+  std::lock_guard<std::mutex> lock(st.m);
+  auto it = st.colls.find({static_cast<int>(dev.type), dev.index});
+  return it == st.colls.end() || !it->second.decided;
 }
 
 // Issues the queued sends and receives as one group.
@@ -237,6 +270,7 @@ struct Plan {
 };
 
 Plan plan_for(const CommState& st, Device dev, const char* fn) {
+  backend_for(dev, fn);  // the device exists (cpu:1, cuda:7 are Unavailable, as everywhere in porta)
   Plan p;
   if (dev.type == DeviceType::cpu) {
     p.route = dev.is_strict() ? Route::staged : Route::direct;
@@ -278,15 +312,24 @@ void sync_stream(Device dev, porta_stream s, const char* fn) {
 
 // One collective of kind k. send: n_send elements, recv: n_recv (either may be null where the
 // kind does not use it on this rank).
-void collective(const CommState& st, porta_coll_kind k, Device dev, porta_dtype dt, porta_reduce_op op,
+// call: what this rank's call is, for the check that every rank makes the same one (before any
+// collective set-up or data moves, so that ranks on devices of different types fail alike too).
+void collective(const CommState& st, Call call, porta_coll_kind k, Device dev, porta_dtype dt, porta_reduce_op op,
                 const void* send, std::int64_t n_send, void* recv, std::int64_t n_recv, int root,
                 const Stream& stream) {
   const char* fn = kind_fn(k);
   const porta_stream s = stream_for(stream, dev, fn);
-  const Plan plan = plan_for(st, dev, fn);
   HostEngine& h = *st.host;
   const std::int64_t n = k == PORTA_COLL_ALLGATHER ? n_send : n_recv;  // elements per rank
+  call.dtype = dt;
+  call.device = static_cast<std::int32_t>(dev.type);
+  call.count = k == PORTA_COLL_REDUCE ? n_send : n;
+  if (k == PORTA_COLL_ALLREDUCE || k == PORTA_COLL_REDUCE || k == PORTA_COLL_REDUCE_SCATTER) call.op = op;
+  if (k == PORTA_COLL_REDUCE || k == PORTA_COLL_BROADCAST) call.root = root;
+  h.begin_call(call);
+  const Plan plan = plan_for(st, dev, fn);
   if (plan.route == Route::device) {
+    h.check_call();
     flush_queued(st);
     const std::int64_t count = k == PORTA_COLL_BROADCAST ? n_recv : (k == PORTA_COLL_REDUCE ? n_send : n);
     check(plan.table->collective(plan.comm, k, dt, op, send, recv, count, root, s), fn, dev);
@@ -344,8 +387,14 @@ std::shared_ptr<RequestState> point_to_point(const std::shared_ptr<CommState>& s
   auto r = std::make_shared<RequestState>();
   r->keep = std::move(keep);
   r->comm = shared;  // a request outlives neither its communicator nor its engine
-  const Plan plan = plan_for(st, dev, fn);
   HostEngine& h = *st.host;
+  if (undecided_gpu(st, dev)) {  // the set-up is collective, and checked as a call of its own
+    backend_for(dev, fn);
+    Call c = start(st, CallKind::setup, fn);
+    c.device = static_cast<std::int32_t>(dev.type);
+    h.begin_call(c);
+  }
+  const Plan plan = plan_for(st, dev, fn);
   if (plan.route == Route::device) {
     {
       std::lock_guard<std::mutex> lock(st.m);
@@ -394,13 +443,17 @@ std::shared_ptr<RequestState> point_to_point(const std::shared_ptr<CommState>& s
 // the pieces of the one chunk that runs past its end from the ranks that hold them, and the ranks
 // then share one partial per chunk; the partials are reduced in the canonical order on the host.
 template <class T>
-T sum_concatenated(const CommState& st, const Array<T>& x_in, const Stream& stream, const char* fn) {
+T sum_concatenated(const CommState& st, Call call, const Array<T>& x_in, const Stream& stream) {
+  const char* fn = call.fn;
   x_in.check_valid(fn);
   HostEngine& h = *st.host;
   const Array<T> xc = x_in.is_contiguous() ? Array<T>() : x_in.contiguous(stream);
   const Array<T> x = (x_in.is_contiguous() ? x_in : xc).reshaped(Shape{x_in.size()});
   const int size = h.size(), rank = h.rank();
   const std::int64_t n = x.size();
+  call.dtype = dtype_of<T>();  // the count is each rank's own
+  call.device = static_cast<std::int32_t>(x.device().type);
+  h.begin_call(call);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(size)), start(static_cast<std::size_t>(size) + 1, 0);
   h.allgather(&n, 1, counts.data(), PORTA_I64);
   for (int r = 0; r < size; ++r) start[r + 1] = start[r] + counts[r];
@@ -603,6 +656,12 @@ std::string Communicator::describe() const {
 std::string Communicator::transport(Device device) const {
   constexpr const char* fn = "porta::distributed::Communicator::transport";
   const CommState& s = state(fn);
+  detail::backend_for(device, fn);
+  if (detail::dist::undecided_gpu(s, device)) {  // collective: the device collectives' set-up
+    detail::dist::Call c = detail::dist::start(s, detail::dist::CallKind::setup, fn);
+    c.device = static_cast<std::int32_t>(device.type);
+    s.host->begin_call(c);
+  }
   const detail::dist::Plan p = detail::dist::plan_for(s, device, fn);
   const std::string host = s.threads ? "threads" : "mpi";
   switch (p.route) {
@@ -624,7 +683,9 @@ std::string Communicator::transport(Device device) const {
 }
 
 void Communicator::barrier() const {
-  const CommState& s = state("porta::distributed::Communicator::barrier");
+  constexpr const char* fn = "porta::distributed::Communicator::barrier";
+  const CommState& s = state(fn);
+  s.host->begin_call(detail::dist::start(s, detail::dist::CallKind::barrier, fn));
   s.host->barrier();
 }
 
@@ -637,6 +698,7 @@ template <class T>
 void Communicator::allreduce(const Array<T>& send, Array<T>& recv, Op op, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::allreduce";
   const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::allreduce, fn);
   check_contiguous(fn, "send", send.valid(), send.is_contiguous());
   check_contiguous(fn, "recv", recv.valid(), recv.is_contiguous());
   check_same_device(fn, send, recv);
@@ -644,14 +706,15 @@ void Communicator::allreduce(const Array<T>& send, Array<T>& recv, Op op, const 
     detail::throw_invalid(fn, ("send has " + std::to_string(send.size()) + " elements, recv " +
                                std::to_string(recv.size()) + " (they must match)")
                                   .c_str());
-  detail::dist::collective(s, PORTA_COLL_ALLREDUCE, send.device(), detail::dtype_of<T>(), detail::dist::to_abi(op),
-                           send.data(), send.size(), recv.data(), recv.size(), 0, stream);
+  detail::dist::collective(s, call, PORTA_COLL_ALLREDUCE, send.device(), detail::dtype_of<T>(),
+                           detail::dist::to_abi(op), send.data(), send.size(), recv.data(), recv.size(), 0, stream);
 }
 
 template <class T>
 void Communicator::reduce(const Array<T>& send, Array<T>& recv, int root, Op op, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::reduce";
   const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::reduce, fn);
   check_root(fn, root, s.host->size());
   check_contiguous(fn, "send", send.valid(), send.is_contiguous());
   const bool is_root = s.host->rank() == root;
@@ -663,7 +726,7 @@ void Communicator::reduce(const Array<T>& send, Array<T>& recv, int root, Op op,
                                  std::to_string(recv.size()) + " (they must match)")
                                     .c_str());
   }
-  detail::dist::collective(s, PORTA_COLL_REDUCE, send.device(), detail::dtype_of<T>(), detail::dist::to_abi(op),
+  detail::dist::collective(s, call, PORTA_COLL_REDUCE, send.device(), detail::dtype_of<T>(), detail::dist::to_abi(op),
                            send.data(), send.size(), is_root ? recv.data() : nullptr, is_root ? recv.size() : 0, root,
                            stream);
 }
@@ -672,9 +735,10 @@ template <class T>
 void Communicator::broadcast(Array<T>& x, int root, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::broadcast";
   const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::broadcast, fn);
   check_root(fn, root, s.host->size());
   check_contiguous(fn, "x", x.valid(), x.is_contiguous());
-  detail::dist::collective(s, PORTA_COLL_BROADCAST, x.device(), detail::dtype_of<T>(), PORTA_REDUCE_SUM, x.data(),
+  detail::dist::collective(s, call, PORTA_COLL_BROADCAST, x.device(), detail::dtype_of<T>(), PORTA_REDUCE_SUM, x.data(),
                            x.size(), x.data(), x.size(), root, stream);
 }
 
@@ -682,6 +746,7 @@ template <class T>
 void Communicator::allgather(const Array<T>& send, Array<T>& recv, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::allgather";
   const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::allgather, fn);
   check_contiguous(fn, "send", send.valid(), send.is_contiguous());
   check_contiguous(fn, "recv", recv.valid(), recv.is_contiguous());
   check_same_device(fn, send, recv);
@@ -689,14 +754,15 @@ void Communicator::allgather(const Array<T>& send, Array<T>& recv, const Stream&
     detail::throw_invalid(fn, ("recv has " + std::to_string(recv.size()) + " elements, expected size() x send = " +
                                std::to_string(s.host->size()) + " x " + std::to_string(send.size()))
                                   .c_str());
-  detail::dist::collective(s, PORTA_COLL_ALLGATHER, send.device(), detail::dtype_of<T>(), PORTA_REDUCE_SUM, send.data(),
-                           send.size(), recv.data(), recv.size(), 0, stream);
+  detail::dist::collective(s, call, PORTA_COLL_ALLGATHER, send.device(), detail::dtype_of<T>(), PORTA_REDUCE_SUM,
+                           send.data(), send.size(), recv.data(), recv.size(), 0, stream);
 }
 
 template <class T>
 void Communicator::reduce_scatter(const Array<T>& send, Array<T>& recv, Op op, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::reduce_scatter";
   const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::reduce_scatter, fn);
   check_contiguous(fn, "send", send.valid(), send.is_contiguous());
   check_contiguous(fn, "recv", recv.valid(), recv.is_contiguous());
   check_same_device(fn, send, recv);
@@ -704,8 +770,8 @@ void Communicator::reduce_scatter(const Array<T>& send, Array<T>& recv, Op op, c
     detail::throw_invalid(fn, ("send has " + std::to_string(send.size()) + " elements, expected size() x recv = " +
                                std::to_string(s.host->size()) + " x " + std::to_string(recv.size()))
                                   .c_str());
-  detail::dist::collective(s, PORTA_COLL_REDUCE_SCATTER, send.device(), detail::dtype_of<T>(), detail::dist::to_abi(op),
-                           send.data(), send.size(), recv.data(), recv.size(), 0, stream);
+  detail::dist::collective(s, call, PORTA_COLL_REDUCE_SCATTER, send.device(), detail::dtype_of<T>(),
+                           detail::dist::to_abi(op), send.data(), send.size(), recv.data(), recv.size(), 0, stream);
 }
 
 template <class T>
@@ -735,29 +801,32 @@ Request Communicator::irecv(Array<T>& x, int source, int tag, const Stream& stre
 template <class T>
 T Communicator::sum(const Array<T>& x, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::Communicator::sum";
-  return detail::dist::sum_concatenated(state(fn), x, stream, fn);
+  const CommState& s = state(fn);
+  return detail::dist::sum_concatenated(s, detail::dist::start(s, detail::dist::CallKind::sum, fn), x, stream);
 }
 
 template <class T>
 T Communicator::dot(const Array<T>& x, const Array<T>& y, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::Communicator::dot";
   const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::dot, fn);
   x.check_valid(fn);
   y.check_valid(fn);
   if (x.shape() != y.shape())
     detail::throw_invalid(
         fn, ("shapes differ (x is " + x.shape().to_string() + ", y is " + y.shape().to_string() + ")").c_str());
   // porta::dot's canonical order over the rounded products x[i] * y[i] is that of a sum of them.
-  return detail::dist::sum_concatenated(s, Array<T>(porta::mul(x, y, stream)), stream, fn);
+  return detail::dist::sum_concatenated(s, call, Array<T>(porta::mul(x, y, stream)), stream);
 }
 
 template <class T>
 T Communicator::norm2(const Array<T>& x, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::Communicator::norm2";
   const CommState& s = state(fn);
+  [[maybe_unused]] const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::norm2, fn);
   if constexpr (std::is_floating_point_v<T>) {
     x.check_valid(fn);
-    const T ss = detail::dist::sum_concatenated(s, Array<T>(porta::mul(x, x, stream)), stream, fn);
+    const T ss = detail::dist::sum_concatenated(s, call, Array<T>(porta::mul(x, x, stream)), stream);
     return detail::canonical_nan(static_cast<T>(std::sqrt(ss)));
   } else {
     x.check_valid(fn);

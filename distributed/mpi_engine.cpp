@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "distributed/engine.hpp"
 #include "porta/abi/mpi_v1.h"
@@ -215,6 +216,31 @@ class MpiEngine final : public HostEngine {
     check(t_.reduce_scatter(c_, send, recv, n, dt, op));
   }
   void barrier() override { check(t_.barrier(c_)); }
+
+  // One MPI_Allreduce (min) of the packed call and its complement, which gives every rank the
+  // minimum and the maximum of each word: all equal, or every rank learns that they are not. Its
+  // size is fixed, so ranks that disagree on a count still meet in it; only then does a second
+  // exchange (an allgather of the words) find which ranks differ, for the message.
+  void begin_call(const Call& c) override {
+    if (!c.checked || size_ == 1) return;
+    std::int64_t w[2 * kCallWords];
+    pack(c, w);
+    for (int i = 0; i < kCallWords; ++i) w[kCallWords + i] = ~w[i];
+    check(t_.allreduce(c_, w, w, 2 * kCallWords, PORTA_I64, PORTA_REDUCE_MIN));
+    bool same = true;
+    for (int i = 0; i < kCallWords; ++i) same = same && w[i] == ~w[kCallWords + i];
+    if (same) return;
+    std::int64_t mine[kCallWords];
+    pack(c, mine);
+    std::vector<std::int64_t> all(static_cast<std::size_t>(kCallWords) * static_cast<std::size_t>(size_));
+    check(t_.allgather(c_, mine, kCallWords, all.data(), PORTA_I64));
+    const Call first = unpack(all.data());
+    for (int r = 1; r < size_; ++r) {
+      const Call other = unpack(&all[static_cast<std::size_t>(kCallWords) * static_cast<std::size_t>(r)]);
+      if (!first.same(other)) throw InvalidArgument(std::string(c.fn) + ": " + mismatch(0, first, r, other));
+    }
+  }
+  void check_call() override {}  // begin_call compared already
   std::unique_ptr<Pending> isend(const void* buf, std::int64_t n, porta_dtype dt, int dest, int tag) override {
     porta_mpi_request r = nullptr;
     check(t_.isend(c_, buf, n, dt, dest, tag, &r));

@@ -4,6 +4,12 @@
 // everyone's inputs (in rank order, so that all ranks get the same bits), and waits again before
 // anyone may touch its buffers. Messages are copied into a mailbox at isend, so a send completes at
 // once and a receive waits for its message.
+//
+// Each rank also posts what it is doing (its Call and how many rendezvous of that call it has
+// passed); the last rank to arrive compares them under the lock it holds anyway, so ranks whose
+// calls differ all throw before any data moves, at no extra wait. A rank whose engine is destroyed
+// (its last Communicator handle gone) is marked as gone: whoever waits for it, or starts waiting,
+// throws instead of waiting for ever.
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -27,27 +33,82 @@ struct Slot {
   void* recv = nullptr;
 };
 
+// What a rank is doing at a rendezvous: its call, and how many rendezvous of that call came before.
+struct Tag {
+  Call call;
+  int step = 0;
+};
+
+std::string left_message(const char* fn, int gone, int waiter, const Call& call) {
+  return std::string(fn) + ": rank " + std::to_string(gone) +
+         " left the communicator (its last Communicator handle was destroyed) while rank " + std::to_string(waiter) +
+         " waited for it in " + (call.seq != 0 ? describe(call) : std::string("a collective"));
+}
+
 struct Group {
-  explicit Group(int n) : size(n), slots(static_cast<std::size_t>(n)) {}
+  explicit Group(int n)
+      : size(n),
+        slots(static_cast<std::size_t>(n)),
+        tags(static_cast<std::size_t>(n)),
+        gone(static_cast<std::size_t>(n), 0) {}
   const int size;
   std::mutex m;
   std::condition_variable cv;
   int arrived = 0;
   std::uint64_t generation = 0;
   std::vector<Slot> slots;
+  std::vector<Tag> tags;
+  std::vector<char> gone;  // the rank's engine was destroyed
+  std::string verdict;     // of the last rendezvous: why the ranks' calls differ, or empty
   // (source, dest, tag) -> messages in the order sent
   std::map<std::tuple<int, int, int>, std::deque<std::vector<unsigned char>>> mail;
 
-  void barrier() {
+  int first_gone_locked() const {
+    for (int r = 0; r < size; ++r)
+      if (gone[static_cast<std::size_t>(r)]) return r;
+    return -1;
+  }
+
+  // Empty when every rank is in the same call at the same step. Rank 0 against the first rank that
+  // differs from it, so that every rank throws the same message.
+  std::string compare_locked() const {
+    const Tag& a = tags[0];
+    for (int r = 1; r < size; ++r) {
+      const Tag& b = tags[static_cast<std::size_t>(r)];
+      if (!a.call.checked || !b.call.checked) continue;
+      if (!a.call.same(b.call)) return mismatch(0, a.call, r, b.call);
+      if (a.step != b.step)
+        return "ranks 0 and " + std::to_string(r) + " are at different steps of " + describe(a.call) +
+               " (a rank left the call part-way)";
+    }
+    return {};
+  }
+
+  // Every rank's rendezvous: publishes this rank's buffers (when slot is given) and what it is doing,
+  // and returns once every rank has arrived. Throws, on every rank alike, when the ranks' calls
+  // differ; throws when a rank is gone, since the rendezvous can then never complete.
+  void meet(int rank, const Slot* slot, const Tag& tag) {
     std::unique_lock<std::mutex> lock(m);
+    int left = first_gone_locked();
+    if (left >= 0) throw Unavailable(left_message(tag.call.fn, left, rank, tag.call));
+    if (slot != nullptr) slots[static_cast<std::size_t>(rank)] = *slot;
+    tags[static_cast<std::size_t>(rank)] = tag;
     const std::uint64_t gen = generation;
     if (++arrived == size) {
       arrived = 0;
+      verdict = compare_locked();
       ++generation;
       cv.notify_all();
-      return;
+    } else {
+      cv.wait(lock, [&] { return generation != gen || first_gone_locked() >= 0; });
+      if (generation == gen) {
+        --arrived;
+        left = first_gone_locked();
+        throw Unavailable(left_message(tag.call.fn, left, rank, tag.call));
+      }
     }
-    cv.wait(lock, [&] { return generation != gen; });
+    // Stable until the next rendezvous completes, which needs this rank.
+    if (!verdict.empty()) throw InvalidArgument(std::string(tag.call.fn) + ": " + verdict);
   }
 };
 
@@ -58,13 +119,17 @@ class ThreadPending final : public Pending {
   void wait() override {
     if (done_) return;
     std::unique_lock<std::mutex> lock(g_->m);
-    g_->cv.wait(lock, [&] { return ready_locked(); });
+    g_->cv.wait(lock, [&] { return ready_locked() || source_gone_locked(); });
+    if (!ready_locked()) throw_source_gone();
     take_locked();
   }
   bool test() override {
     if (done_) return true;
     std::lock_guard<std::mutex> lock(g_->m);
-    if (!ready_locked()) return false;
+    if (!ready_locked()) {
+      if (source_gone_locked()) throw_source_gone();
+      return false;
+    }
     take_locked();
     return true;
   }
@@ -73,6 +138,16 @@ class ThreadPending final : public Pending {
   bool ready_locked() {
     auto it = g_->mail.find(key_);
     return it != g_->mail.end() && !it->second.empty();
+  }
+  // Messages it sent before it left are still delivered.
+  bool source_gone_locked() const { return g_->gone[static_cast<std::size_t>(std::get<0>(key_))] != 0; }
+  [[noreturn]] void throw_source_gone() {
+    done_ = true;
+    throw Unavailable("porta::distributed::Request::wait: rank " + std::to_string(std::get<0>(key_)) +
+                      " left the communicator (its last Communicator handle was destroyed) before sending the "
+                      "message (tag " +
+                      std::to_string(std::get<2>(key_)) + ") that rank " + std::to_string(std::get<1>(key_)) +
+                      " waits for");
   }
   void take_locked() {
     auto& q = g_->mail[key_];
@@ -106,6 +181,16 @@ class DonePending final : public Pending {
 class ThreadEngine final : public HostEngine {
  public:
   ThreadEngine(std::shared_ptr<Group> g, int rank) : g_(std::move(g)), rank_(rank) {}
+  // The last handle of this rank is gone: no rendezvous of the group can complete any more.
+  ~ThreadEngine() override {
+    {
+      std::lock_guard<std::mutex> lock(g_->m);
+      g_->gone[static_cast<std::size_t>(rank_)] = 1;
+    }
+    g_->cv.notify_all();
+  }
+  ThreadEngine(const ThreadEngine&) = delete;
+  ThreadEngine& operator=(const ThreadEngine&) = delete;
   int rank() const override { return rank_; }
   int size() const override { return g_->size; }
   int local_rank() const override { return rank_; }
@@ -125,7 +210,7 @@ class ThreadEngine final : public HostEngine {
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dt);
     post(buf, buf);
     if (rank_ != root && bytes > 0) std::memcpy(buf, g_->slots[static_cast<std::size_t>(root)].send, bytes);
-    g_->barrier();
+    meet();
   }
   void allgather(const void* send, std::int64_t n, void* recv, porta_dtype dt) override {
     std::vector<std::int64_t> counts(static_cast<std::size_t>(g_->size), n);
@@ -140,7 +225,7 @@ class ThreadEngine final : public HostEngine {
       if (bytes > 0) std::memcpy(out, g_->slots[static_cast<std::size_t>(r)].send, bytes);
       out += bytes;
     }
-    g_->barrier();
+    meet();
   }
   void reduce_scatter(const void* send, void* recv, std::int64_t n, porta_dtype dt, porta_reduce_op op) override {
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dt);
@@ -155,10 +240,17 @@ class ThreadEngine final : public HostEngine {
         check_op(combine(dt, op, in, acc.data(), n), "porta::distributed::reduce_scatter");
       }
     }
-    g_->barrier();  // everyone has read every send buffer: recv may alias one
+    meet();  // everyone has read every send buffer: recv may alias one
     if (bytes > 0) std::memcpy(recv, acc.data(), bytes);
   }
-  void barrier() override { g_->barrier(); }
+  void barrier() override { meet(); }
+  void begin_call(const Call& c) override {
+    call_ = c;
+    step_ = 0;
+  }
+  void check_call() override {
+    if (call_.checked && step_ == 0) meet();
+  }
 
   std::unique_ptr<Pending> isend(const void* buf, std::int64_t n, porta_dtype dt, int dest, int tag) override {
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dt);
@@ -178,12 +270,10 @@ class ThreadEngine final : public HostEngine {
  private:
   // Publishes this rank's buffers and waits until every rank has.
   void post(const void* send, void* recv) {
-    {
-      std::lock_guard<std::mutex> lock(g_->m);
-      g_->slots[static_cast<std::size_t>(rank_)] = Slot{send, recv};
-    }
-    g_->barrier();
+    const Slot slot{send, recv};
+    g_->meet(rank_, &slot, Tag{call_, step_++});
   }
+  void meet() { g_->meet(rank_, nullptr, Tag{call_, step_++}); }
   static void check_op(bool ok, const char* fn) {
     if (!ok) throw InvalidArgument(std::string(fn) + ": unknown reduction op or dtype");
   }
@@ -205,12 +295,14 @@ class ThreadEngine final : public HostEngine {
         }
       }
     }
-    g_->barrier();  // every send buffer has been read: recv may be send (in place)
+    meet();  // every send buffer has been read: recv may be send (in place)
     if (mine && bytes > 0) std::memcpy(recv, acc.data(), bytes);
   }
 
   std::shared_ptr<Group> g_;
   int rank_;
+  Call call_;     // what the collectives since begin_call() serve
+  int step_ = 0;  // rendezvous of call_ passed so far
 };
 
 }  // namespace

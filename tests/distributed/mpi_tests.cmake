@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Tests under mpirun (issue 13). Included by tests/CMakeLists.txt.
+# Tests under mpirun (issue 13), and the collective-call checks, which run both as thread ranks and
+# under mpirun. Included by tests/CMakeLists.txt.
 #
 #   porta_add_mpi_test(<name> <target> RANKS 1 2 3 4 [ARGS a...] [ENVIRONMENT V=x...] [LABELS l...]
 #                      [TIMEOUT s])
@@ -122,3 +123,13 @@ if(PORTA_MPI_TESTS)
   porta_add_mpi_test(porta_mpi_app_init porta_mpi_app_init RANKS 1 2 ARGS app-init)
   porta_add_mpi_test(porta_mpi_app_finalize porta_mpi_app_init RANKS 1 2 ARGS app-finalize)
 endif()
+
+# Collectives that the ranks call differently, a thread rank that leaves, absent devices
+# (distributed/calls.cpp and the engines): thread ranks everywhere, and 2 and 3 MPI ranks. A check
+# that fails to fire is a hang, hence the short time limits.
+find_package(Threads REQUIRED)
+add_executable(porta_dist_check_tests ${CMAKE_CURRENT_LIST_DIR}/test_call_checks.cpp)
+target_link_libraries(porta_dist_check_tests PRIVATE porta_test_support Threads::Threads)
+porta_test_pch(porta_dist_check_tests)
+porta_add_catch_test(porta_dist_check_tests LABELS distributed TIMEOUT 60)
+porta_add_mpi_test(porta_dist_check_tests porta_dist_check_tests RANKS 2 3 ENVIRONMENT PORTA_TEST_MPI=1 TIMEOUT 90)
