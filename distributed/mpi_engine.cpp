@@ -14,6 +14,7 @@
 #include "distributed/engine.hpp"
 #include "porta/abi/mpi_v1.h"
 #include "porta/error.hpp"
+#include "runtime/plugin_checks.hpp"
 #include "runtime/registry.hpp"
 
 #ifndef PORTA_MPI_BUILT
@@ -32,7 +33,8 @@ struct Plugin {
   const porta_mpi_v1* table = nullptr;
 };
 
-// The table must have every v1 entry: MPI's plugin ships with libporta, there is no older one.
+// The table must have every v1 entry: MPI's plugin ships with libporta, there is no older one
+// (runtime/plugin_checks.hpp, mpi_table_problem).
 bool accept_mpi(void* sym, const std::string& path, Plugin& p, std::string& why) {
   porta_mpi_entry_v1_fn entry = nullptr;
   static_assert(sizeof(entry) == sizeof(sym), "function and object pointers differ in size");
@@ -42,10 +44,9 @@ bool accept_mpi(void* sym, const std::string& path, Plugin& p, std::string& why)
     why = path + ": " PORTA_MPI_ENTRY_SYMBOL "() returned NULL";
     return false;
   }
-  if (t->abi_version != PORTA_MPI_ABI_VERSION || t->struct_size < sizeof(porta_mpi_v1)) {
-    why = path + ": MPI plugin ABI version " + std::to_string(t->abi_version) + " with a table of " +
-          std::to_string(t->struct_size) + " bytes, expected version " + std::to_string(PORTA_MPI_ABI_VERSION) +
-          " and " + std::to_string(sizeof(porta_mpi_v1)) + " bytes";
+  const std::string problem = mpi_table_problem(*t);
+  if (!problem.empty()) {
+    why = path + ": MPI plugin " + problem;
     return false;
   }
   p.table = t;
@@ -87,11 +88,12 @@ Init query(const porta_mpi_v1& t, bool initialise) {
   Init r;
   char version[512] = "";
   const porta_status st = t.init(initialise ? 1 : 0, version, sizeof version, &r.thread_level);
+  terminate_text(version, sizeof version);
   r.version = version;
   r.answered = st == PORTA_OK;
   r.ok = r.answered && r.thread_level >= 0;
   if (st != PORTA_OK) {
-    r.reason = t.last_error();
+    r.reason = plugin_text(t.last_error());
   } else if (!r.ok) {
     r.reason = "MPI is not initialised";
   }
@@ -117,7 +119,7 @@ const porta_mpi_v1& usable(const char* fn) {
 // The plugin's message starts with its entry's name ("allreduce: MPI_Allreduce: ..."), so
 // "porta::distributed::" before it names the function.
 [[noreturn]] void throw_mpi(porta_status st, const porta_mpi_v1& t, const std::string& prefix) {
-  const std::string what = prefix + t.last_error();
+  const std::string what = prefix + plugin_text(t.last_error());
   switch (st) {
     case PORTA_ERR_INVALID:
       throw InvalidArgument(what);
@@ -180,6 +182,12 @@ class MpiEngine final : public HostEngine {
     if (st != PORTA_OK) {
       t_.comm_free(c_);
       throw_mpi(st, t_, "porta::distributed::");
+    }
+    // Sizes that porta's per-rank tables are allocated by: the plugin's values are checked first.
+    const std::string problem = mpi_ranks_problem(rank_, size_, local_rank_, local_size_);
+    if (!problem.empty()) {
+      t_.comm_free(c_);
+      throw Unavailable("porta::distributed: MPI is not usable: " + plugin().library + ": " + problem);
     }
     std::string version = initialised(t_).version;
     const std::size_t comma = version.find(',');  // "Open MPI v4.1.4, package: ..., ident: ..."
@@ -295,7 +303,7 @@ MpiStatus mpi_status(bool initialise) {
       return s;
     }
     const porta_mpi_v1& t = *p.table;
-    s.build_info = t.build_info != nullptr ? t.build_info : "";
+    s.build_info = plugin_text(t.build_info);
     s.cuda_aware = t.device_aware(static_cast<int>(DeviceType::cuda)) != 0;
     s.hip_aware = t.device_aware(static_cast<int>(DeviceType::hip)) != 0;
     // porta-info only asks: available then means loaded and answering (MPI is initialised on

@@ -12,6 +12,7 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -24,6 +25,7 @@
 #include "backends/openmp/openmp_backend.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
+#include "runtime/plugin_checks.hpp"
 #include "runtime/strict.hpp"
 
 #ifndef PORTA_BACKENDS_BUILT
@@ -57,8 +59,6 @@ const char* empty_last_error() {
 
 void fill_stubs(porta_backend_v1& t) {
   if (t.last_error == nullptr) t.last_error = &empty_last_error;
-  if (t.name == nullptr) t.name = "";
-  if (t.build_info == nullptr) t.build_info = "";
 #define PORTA_ABI_ENTRY(name, params, args) PORTA_STUB_IF_NULL(t, name);
 #include "porta/abi/backend_v1_entries.inc"
 #undef PORTA_ABI_ENTRY
@@ -69,15 +69,111 @@ void fill_stubs(porta_backend_v1& t) {
 // entries that an older (shorter) v1 plugin lacks become stubs.
 constexpr std::size_t kMinTableSize = offsetof(porta_backend_v1, device_count) + sizeof(void*);
 
-// Copies what the backend filled (struct_size bytes, at most what this libporta knows) and stubs
-// the rest.
-void adopt_table(BackendSlot& slot, const porta_backend_v1* src) {
+// ---- guards on what a backend writes for the runtime -----------------------------------------
+// Each slot's entries as adopted, which its guards call through.
+std::array<porta_backend_v1, kDeviceTypeCount> g_adopted{};
+
+// The entries that hand the runtime a string: a message that is never NULL and is read only as far
+// as kMaxPluginText, and buffers that end with a NUL inside them whatever the backend wrote, so
+// that no caller (porta-info, the run-time compiler's cache key and log) reads past one.
+template <std::size_t Slot>
+struct Guards {
+  static const porta_backend_v1& adopted() { return g_adopted[Slot]; }
+  static const char* last_error() {
+    thread_local std::string message;
+    message = plugin_text(adopted().last_error());
+    return message.c_str();
+  }
+  static porta_status device_info(int dev, porta_device_info_v1* out) {
+    const porta_status st = adopted().device_info(dev, out);
+    if (out != nullptr) {
+      terminate_text(out->name, sizeof out->name);
+      terminate_text(out->vendor, sizeof out->vendor);
+      terminate_text(out->arch, sizeof out->arch);
+    }
+    return st;
+  }
+  static porta_status coll_available(char* info, size_t len) {
+    const porta_status st = adopted().coll_available(info, len);
+    terminate_text(info, len);
+    return st;
+  }
+  static porta_status rtc_info(int dev, char* key, size_t len) {
+    const porta_status st = adopted().rtc_info(dev, key, len);
+    terminate_text(key, len);
+    return st;
+  }
+  static porta_status rtc_compile(int dev, const char* source, const char* options, void** binary, size_t* bytes,
+                                  char* log, size_t log_len) {
+    const porta_status st = adopted().rtc_compile(dev, source, options, binary, bytes, log, log_len);
+    terminate_text(log, log_len);
+    return st;
+  }
+  static void install(porta_backend_v1& t) {
+    g_adopted[Slot] = t;
+    t.last_error = &last_error;
+    t.device_info = &device_info;
+    t.coll_available = &coll_available;
+    t.rtc_info = &rtc_info;
+    t.rtc_compile = &rtc_compile;
+  }
+};
+
+template <std::size_t... Slot>
+void install_guards(porta_backend_v1& t, std::size_t slot, std::index_sequence<Slot...>) {
+  ((slot == Slot ? Guards<Slot>::install(t) : void()), ...);
+}
+
+// Why the loader takes nothing from this table of struct_size bytes (empty when it takes it): what
+// every backend table passes before any of its entries is called.
+std::string table_problem(const porta_backend_v1& t, std::uint32_t struct_size, DeviceType type) {
+  if (t.abi_version != PORTA_ABI_VERSION)
+    return "ABI version " + std::to_string(t.abi_version) + ", expected " + std::to_string(PORTA_ABI_VERSION);
+  const std::string size = table_size_problem(struct_size, kMinTableSize);
+  if (!size.empty()) return "backend table: " + size;
+  if (t.device_type != static_cast<int32_t>(type)) {
+    const int32_t d = t.device_type;
+    const char* got = (d >= 0 && d < kDeviceTypeCount) ? to_string(static_cast<DeviceType>(d)) : "unknown";
+    return std::string("is a ") + got + " backend (device_type " + std::to_string(d) + "), expected " + to_string(type);
+  }
+  if (t.device_count == nullptr) return "the backend table has no device_count";
+  return {};
+}
+
+// Takes the header and every entry that struct_size covers whole (a struct_size that table_problem
+// accepted): an entry the table ends inside of, one it does not reach and one it left NULL all get
+// the placeholder. The name is the registry's own and the build line a bounded copy, so nothing
+// later reads the backend's strings.
+void adopt_table(BackendSlot& slot, const porta_backend_v1* src, std::size_t struct_size) {
   porta_backend_v1 t{};
-  const std::size_t n = src->struct_size < sizeof(t) ? src->struct_size : sizeof(t);
-  std::memcpy(static_cast<void*>(&t), src, n);
+  std::memcpy(static_cast<void*>(&t), src, kMinTableSize);
+#define PORTA_ABI_ENTRY(name, params, args) \
+  if (table_covers(struct_size, offsetof(porta_backend_v1, name))) t.name = src->name;
+#include "porta/abi/backend_v1_entries.inc"
+#undef PORTA_ABI_ENTRY
   fill_stubs(t);
+  slot.build_info = plugin_text(t.build_info);
+  t.name = to_string(slot.type);
+  t.build_info = slot.build_info.c_str();
+  install_guards(t, static_cast<std::size_t>(slot.type), std::make_index_sequence<kDeviceTypeCount>{});
   slot.table = t;
-  slot.build_info = t.build_info;
+}
+
+// Accepts a table whose checks passed and whose device_count is plausible: adopts it and keeps the
+// count, or the reason there is no device. Otherwise `why` names the count; nothing is adopted.
+bool adopt_counted(BackendSlot& slot, const porta_backend_v1* table, std::uint32_t struct_size, std::string& why) {
+  const char* reason = nullptr;
+  const int n = table->device_count(&reason);
+  why = device_count_problem(n);
+  if (!why.empty()) return false;
+  slot.loaded = true;
+  adopt_table(slot, table, struct_size);
+  slot.device_count = n;
+  if (n == 0) {
+    const std::string text = plugin_text(reason);
+    slot.reason = !text.empty() ? text : std::string("no ") + display_name(slot.type) + " devices found";
+  }
+  return true;
 }
 
 bool is_built(DeviceType type) {
@@ -159,41 +255,15 @@ bool accept_backend(void* sym, const std::string& path, BackendSlot& slot, std::
     why = path + ": " PORTA_BACKEND_ENTRY_SYMBOL "() returned NULL";
     return false;
   }
-  if (table->abi_version != PORTA_ABI_VERSION) {
-    why = path + ": ABI version " + std::to_string(table->abi_version) + ", expected " +
-          std::to_string(PORTA_ABI_VERSION);
-    return false;
+  // Read once: every check and the copy go by the same size.
+  const std::uint32_t struct_size = table->struct_size;
+  why = table_problem(*table, struct_size, slot.type);
+  if (why.empty() && adopt_counted(slot, table, struct_size, why)) {
+    slot.library = path;
+    return true;
   }
-  if (table->struct_size < kMinTableSize) {
-    why = path + ": backend table of " + std::to_string(table->struct_size) + " bytes, at least " +
-          std::to_string(kMinTableSize) + " expected";
-    return false;
-  }
-  if (table->device_type != static_cast<int32_t>(slot.type)) {
-    const int32_t t = table->device_type;
-    const char* got = (t >= 0 && t < kDeviceTypeCount) ? to_string(static_cast<DeviceType>(t)) : "unknown";
-    why = path + ": is a " + got + " backend (device_type " + std::to_string(t) + "), expected " + to_string(slot.type);
-    return false;
-  }
-  if (table->device_count == nullptr) {
-    why = path + ": the backend table has no device_count";
-    return false;
-  }
-  slot.loaded = true;
-  slot.library = path;
-  adopt_table(slot, table);
-  return true;
-}
-
-void count_devices(BackendSlot& slot) {
-  const char* reason = nullptr;
-  const int n = slot.table.device_count(&reason);
-  slot.device_count = n > 0 ? n : 0;
-  if (slot.device_count == 0) {
-    slot.reason = (reason != nullptr && *reason != '\0')
-                      ? std::string(reason)
-                      : std::string("no ") + display_name(slot.type) + " devices found";
-  }
+  why = path + ": " + why;
+  return false;
 }
 
 void load_gpu(BackendSlot& slot) {
@@ -202,7 +272,6 @@ void load_gpu(BackendSlot& slot) {
       file, PORTA_BACKEND_ENTRY_SYMBOL,
       [&slot](void* sym, const std::string& path, std::string& why) { return accept_backend(sym, path, slot, why); });
   if (!found.path.empty()) {
-    count_devices(slot);
     // A plugin earlier on the path that failed is often the one the user meant to load.
     if (slot.device_count == 0 && !found.failures.empty()) slot.reason += " (also tried: " + found.failures + ")";
     return;
@@ -221,14 +290,10 @@ void load_gpu(BackendSlot& slot) {
 void load_cpu(BackendSlot& slot) {
   slot.library = libporta_path();
   const porta_backend_v1* table = openmp_backend();
-  if (table == nullptr || table->abi_version != PORTA_ABI_VERSION || table->struct_size < kMinTableSize ||
-      table->device_count == nullptr) {
-    slot.reason = "the built-in CPU backend table is missing or malformed";
-    return;
-  }
-  slot.loaded = true;
-  adopt_table(slot, table);
-  count_devices(slot);
+  const std::uint32_t struct_size = table != nullptr ? table->struct_size : 0;
+  std::string why = table == nullptr ? "no table" : table_problem(*table, struct_size, slot.type);
+  if (why.empty() && adopt_counted(slot, table, struct_size, why)) return;
+  slot.reason = "the built-in CPU backend table is malformed: " + why;
 }
 
 struct Registry {

@@ -15,14 +15,15 @@ namespace porta::detail {
 struct BackendSlot {
   DeviceType type = DeviceType::cpu;
   bool built = false;   // listed in PORTA_BACKENDS_BUILT
-  bool loaded = false;  // table accepted (ABI, size, device type)
+  bool loaded = false;  // table accepted (ABI, size, device type, a plausible device count)
   int device_count = 0;
   std::string library;     // plugin path (libporta itself for the CPU)
   std::string build_info;  // the backend's own line
   std::string reason;      // why it has no usable device; empty when it has one
-  // A copy of the backend's table in which every entry the backend left NULL (or did not reach
-  // with its struct_size) is a runtime stub returning PORTA_ERR_UNSUPPORTED, so callers never
-  // test for NULL and a partial third-party plugin cannot crash the process.
+  // A copy of the backend's table in which every entry the backend left NULL (or that its
+  // struct_size does not cover whole) is a runtime stub returning PORTA_ERR_UNSUPPORTED, so
+  // callers never test for NULL and a partial third-party plugin cannot crash the process. The
+  // entries that hand back strings are guarded (runtime/registry.cpp, Guards).
   porta_backend_v1 table{};
 };
 

@@ -5,6 +5,19 @@
 //   FAKE_ABI99    abi_version 99
 //   FAKE_WORKING  one device backed by host memory, with just enough of the table for
 //                 Array<float> and sum(); every other entry is left NULL (the runtime stubs it)
+// and malformed ones, which the loader must refuse or tame, never crash on:
+//   FAKE_MID_POINTER  the working table, but struct_size ends four bytes into alloc (a copy of
+//                     struct_size bytes would call half a pointer at the first allocation)
+//   FAKE_UNALIGNED    the working table, struct_size four bytes past its end
+//   FAKE_HUGE         the working table, struct_size 0xfffffff8
+//   FAKE_MANY         the working table, device_count() 2^31 - 1
+//   FAKE_NEGATIVE     the working table, device_count() -1 and no reason
+//   FAKE_UNTERMINATED the working table, and strings without their NUL: device_info fills name,
+//                     vendor and arch to the last byte, coll_available and rtc_info the whole
+//                     buffer, and build_info is longer than the loader reads
+//   FAKE_NULL_ERROR   the working table, but last_error() returns NULL and alloc always fails
+#include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +29,13 @@
 #define FAKE_BADDEP 1
 #define FAKE_ABI99 2
 #define FAKE_WORKING 3
+#define FAKE_MID_POINTER 4
+#define FAKE_UNALIGNED 5
+#define FAKE_HUGE 6
+#define FAKE_MANY 7
+#define FAKE_NEGATIVE 8
+#define FAKE_UNTERMINATED 9
+#define FAKE_NULL_ERROR 10
 
 #ifndef FAKE_MODE
 #error "define FAKE_MODE"
@@ -35,7 +55,11 @@ porta_status fail(porta_status st, const char* msg) {
 }
 
 const char* last_error() {
+#if FAKE_MODE == FAKE_NULL_ERROR
+  return nullptr;
+#else
   return g_error;
+#endif
 }
 
 int device_count(const char** reason) {
@@ -45,6 +69,12 @@ int device_count(const char** reason) {
 #elif FAKE_MODE == FAKE_BADDEP
   (void)reason;
   return porta_fake_dep_value() > 0 ? 1 : 0;
+#elif FAKE_MODE == FAKE_MANY
+  (void)reason;
+  return INT_MAX;
+#elif FAKE_MODE == FAKE_NEGATIVE
+  (void)reason;
+  return -1;
 #else
   (void)reason;
   return 1;
@@ -57,6 +87,11 @@ porta_status device_info(int dev, porta_device_info_v1* out) {
   std::snprintf(out->name, sizeof out->name, "Fake HIP device");
   std::snprintf(out->vendor, sizeof out->vendor, "porta tests");
   std::snprintf(out->arch, sizeof out->arch, "fake");
+#if FAKE_MODE == FAKE_UNTERMINATED
+  std::memset(out->name, 'N', sizeof out->name);
+  std::memset(out->vendor, 'V', sizeof out->vendor);
+  std::memset(out->arch, 'A', sizeof out->arch);
+#endif
   out->total_memory = 1ull << 30;
   out->free_memory = 1ull << 30;
   out->compute_units = 1;
@@ -72,6 +107,11 @@ porta_status ok_dev(int) {
 }
 
 porta_status alloc(int, size_t bytes, porta_stream, void** out) {
+#if FAKE_MODE == FAKE_NULL_ERROR
+  (void)bytes;
+  *out = nullptr;
+  return fail(PORTA_ERR_OOM, "unused: last_error() returns NULL");
+#endif
   *out = std::malloc(bytes);
   return *out ? PORTA_OK : fail(PORTA_ERR_OOM, "fake: malloc failed");
 }
@@ -106,17 +146,55 @@ porta_status reduce(int, porta_reduce_op op, porta_dtype dt, int64_t outer, int6
   return PORTA_OK;
 }
 
+porta_status coll_available(char* info, size_t len) {
+  if (info != nullptr) std::memset(info, 'C', len);
+  return PORTA_OK;
+}
+
+porta_status rtc_info(int, char* key, size_t len) {
+  if (key != nullptr) std::memset(key, 'K', len);
+  return PORTA_OK;
+}
+
+// Longer than the loader reads of a plugin's string (runtime/plugin_checks.hpp, kMaxPluginText).
+char g_long_build_info[8192];
+
+const char* build_info() {
+#if FAKE_MODE == FAKE_UNTERMINATED
+  std::memset(g_long_build_info, 'B', sizeof g_long_build_info - 1);
+  return g_long_build_info;
+#else
+  (void)g_long_build_info;
+  return "fake hip plugin for porta's loader tests";
+#endif
+}
+
 porta_backend_v1 make_table() {
   porta_backend_v1 t;
   std::memset(&t, 0, sizeof t);
   t.abi_version = FAKE_MODE == FAKE_ABI99 ? 99u : PORTA_ABI_VERSION;
+#if FAKE_MODE == FAKE_MID_POINTER
+  t.struct_size = offsetof(porta_backend_v1, alloc) + 4;
+#elif FAKE_MODE == FAKE_UNALIGNED
+  t.struct_size = sizeof(porta_backend_v1) + 4;
+#elif FAKE_MODE == FAKE_HUGE
+  t.struct_size = 0xfffffff8u;
+#else
   t.struct_size = sizeof(porta_backend_v1);
+#endif
   t.name = "hip";
   t.device_type = PORTA_DEVICE_HIP;
-  t.build_info = "fake hip plugin for porta's loader tests";
+  t.build_info = build_info();
   t.last_error = &last_error;
   t.device_count = &device_count;
-#if FAKE_MODE == FAKE_WORKING
+#if FAKE_MODE == FAKE_UNTERMINATED
+  t.coll_available = &coll_available;
+  t.rtc_info = &rtc_info;
+#else
+  (void)&coll_available;
+  (void)&rtc_info;
+#endif
+#if FAKE_MODE >= FAKE_WORKING
   t.device_info = &device_info;
   t.synchronize = &ok_dev;
   t.alloc = &alloc;

@@ -9,7 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "distributed/engine.hpp"
+#include "porta/abi/mpi_v1.h"
+#include "porta/distributed.hpp"
 #include "porta/porta.hpp"
+#include "porta/rtc.hpp"
 
 namespace {
 
@@ -168,6 +172,112 @@ void scenario_working() {
   EXPECT(porta::sum(y) == 10.5f);
 }
 
+// ---- malformed plugins (runtime/plugin_checks.hpp): refused with the reason, or tamed ----------
+
+// A refused plugin: HIP unavailable, its path and `part` in the reason, the CPU still working.
+void refused(const std::string& dir, const std::string& part) {
+  unavailable_common(part);
+  EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), dir + "/libporta_hip.so: ");
+  if (!hip_status().built) EXPECT(!hip_status().loaded);
+}
+
+void scenario_mid_pointer() {
+  // Taking struct_size bytes would copy half of alloc's pointer and call it at the first allocation.
+  refused("mid_pointer", "is not a whole number of " + std::to_string(sizeof(void*)) + "-byte entries");
+}
+
+void scenario_unaligned() {
+  refused("unaligned", "struct_size " + std::to_string(sizeof(porta_backend_v1) + 4) + " is not a whole number");
+}
+
+void scenario_huge() {
+  refused("huge", "struct_size 4294967288 is more than the 65536 bytes a table may have");
+}
+
+void scenario_many() {
+  refused("many", "device_count() returned 2147483647, more than the 4096 devices");
+  // Refused before anything was allocated per device.
+  EXPECT(hip_status().device_count == 0);
+}
+
+void scenario_negative() {
+  refused("negative", "device_count() returned -1 (a count cannot be negative)");
+}
+
+bool all_of(const std::string& s, char c, std::size_t n) {
+  return s.size() == n && s.find_first_not_of(c) == std::string::npos;
+}
+
+void scenario_unterminated() {
+  EXPECT(porta::is_available(kHip));
+  // Every buffer the plugin fills ends with a NUL inside it, whatever the plugin wrote.
+  const porta::DeviceInfo info = porta::device_info(kHip);
+  EXPECT(all_of(info.name, 'N', 255));
+  EXPECT(all_of(info.vendor, 'V', 63));
+  EXPECT(all_of(info.arch, 'A', 63));
+  const porta::BackendStatus s = hip_status();
+  EXPECT(s.collectives);
+  EXPECT(all_of(s.collectives_info, 'C', 511));
+  EXPECT(all_of(porta::rtc::compiler_info(kHip), 'K', 1023));
+  // A string behind a pointer is read no further than the loader's bound.
+  EXPECT(all_of(s.build_info, 'B', 4096));
+  auto x = porta::Array<float>::from(std::vector<float>{1.0f, 2.0f}, kHip);
+  EXPECT(porta::sum(x) == 3.0f);
+}
+
+void scenario_null_error() {
+  EXPECT(porta::is_available(kHip));
+  // last_error() returning NULL: the failure is still an OutOfMemory, without the plugin's message.
+  expect_throw<porta::OutOfMemory>(
+      "Array on the fake", [] { porta::Array<float>(porta::Shape{4}, kHip); }, "out of memory on hip:0");
+}
+
+// A refused MPI plugin: the loader goes on to the next copy (libporta's own, where one was built)
+// and, finding none, keeps the refusal as the reason.
+void mpi_refused(const std::string& dir, const std::string& part) {
+  const porta::detail::dist::MpiStatus s = porta::detail::dist::mpi_status(false);
+  if (contains(s.library, dir + "/libporta_mpi.so")) {
+    EXPECT(!s.available);
+    EXPECT_CONTAINS(s.reason, dir + "/libporta_mpi.so: MPI plugin " + part);
+  } else {
+    EXPECT(!s.library.empty());
+  }
+  auto x = porta::Array<float>::from(std::vector<float>{1, 2, 3}, porta::Device(porta::DeviceType::cpu));
+  EXPECT(porta::sum(x) == 6.0f);
+}
+
+void scenario_mpi_unaligned() {
+  mpi_refused("mpi_unaligned", "struct_size " + std::to_string(sizeof(porta_mpi_v1) + 4) + " is not a whole number");
+}
+
+void scenario_mpi_huge() {
+  mpi_refused("mpi_huge", "struct_size 4294967288 is more than the 65536 bytes");
+}
+
+void scenario_mpi_null_entry() {
+  mpi_refused("mpi_null_entry", "the table has no comm_ranks");
+}
+
+void scenario_mpi_ranks() {
+  const porta::detail::dist::MpiStatus s = porta::detail::dist::mpi_status(false);
+  EXPECT_CONTAINS(s.library, "mpi_ranks/libporta_mpi.so");
+  expect_throw<porta::Unavailable>(
+      "Communicator::world", [] { porta::distributed::Communicator::world(); },
+      "mpi_ranks/libporta_mpi.so: comm_ranks returned rank 0 of 2147483647");
+  auto x = porta::Array<float>::from(std::vector<float>{1, 2, 3}, porta::Device(porta::DeviceType::cpu));
+  EXPECT(porta::sum(x) == 6.0f);
+}
+
+void scenario_mpi_unterminated() {
+  const porta::distributed::MpiInfo info = porta::distributed::mpi_info();
+  EXPECT(info.available);
+  EXPECT(!info.version.empty() && info.version.find_first_not_of('V') == std::string::npos);
+  EXPECT(info.version.size() < 512);  // the buffer the loader hands init()
+  const auto comm = porta::distributed::Communicator::world();
+  EXPECT(comm.size() == 1);
+  EXPECT_CONTAINS(comm.describe(), "MPI (VVV");
+}
+
 void scenario_path_order() {
   // A missing directory, an empty entry and a plugin with the wrong ABI come first: the loader
   // goes on to the working plugin.
@@ -188,32 +298,45 @@ void scenario_env_unavailable() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: porta_loader_test zero|baddep|abi99|notfound|working|path_order|env_unavailable\n";
+  struct Scenario {
+    const char* name;
+    void (*run)();
+  };
+  static const Scenario scenarios[] = {
+      {"zero", scenario_zero},
+      {"baddep", scenario_baddep},
+      {"abi99", scenario_abi99},
+      {"notfound", scenario_notfound},
+      {"working", scenario_working},
+      {"path_order", scenario_path_order},
+      {"env_unavailable", scenario_env_unavailable},
+      {"mid_pointer", scenario_mid_pointer},
+      {"unaligned", scenario_unaligned},
+      {"huge", scenario_huge},
+      {"many", scenario_many},
+      {"negative", scenario_negative},
+      {"unterminated", scenario_unterminated},
+      {"null_error", scenario_null_error},
+      {"mpi_unaligned", scenario_mpi_unaligned},
+      {"mpi_huge", scenario_mpi_huge},
+      {"mpi_null_entry", scenario_mpi_null_entry},
+      {"mpi_ranks", scenario_mpi_ranks},
+      {"mpi_unterminated", scenario_mpi_unterminated},
+  };
+  const Scenario* chosen = nullptr;
+  for (const Scenario& sc : scenarios)
+    if (argc == 2 && std::strcmp(argv[1], sc.name) == 0) chosen = &sc;
+  if (chosen == nullptr) {
+    std::cerr << "usage: porta_loader_test <scenario>; scenarios:";
+    for (const Scenario& sc : scenarios) std::cerr << " " << sc.name;
+    std::cerr << "\n";
     return 2;
   }
-  const std::string scenario = argv[1];
+  const std::string scenario = chosen->name;
   // These scenarios are about the loader, not about the caller's PORTA_DEVICE.
   if (scenario != "env_unavailable") unsetenv("PORTA_DEVICE");
   try {
-    if (scenario == "zero") {
-      scenario_zero();
-    } else if (scenario == "baddep") {
-      scenario_baddep();
-    } else if (scenario == "abi99") {
-      scenario_abi99();
-    } else if (scenario == "notfound") {
-      scenario_notfound();
-    } else if (scenario == "working") {
-      scenario_working();
-    } else if (scenario == "path_order") {
-      scenario_path_order();
-    } else if (scenario == "env_unavailable") {
-      scenario_env_unavailable();
-    } else {
-      std::cerr << "unknown scenario " << scenario << "\n";
-      return 2;
-    }
+    chosen->run();
   } catch (const std::exception& e) {
     std::cerr << "unexpected exception: " << e.what() << "\n";
     return 1;
