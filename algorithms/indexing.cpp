@@ -210,11 +210,14 @@ void scatter(Array<T>& x, const Array<std::int64_t>& indices, const Array<T>& va
                                ", axis " + std::to_string(axis) + ")")
                                   .c_str());
   const detail::Call c = detail::make_call(fn, dev, stream);
+  // indices and values are read whole before x is written: a copy when they share x's memory (an
+  // int64 x scattered by a view of itself) or are views.
   Array<std::int64_t> hi;
-  const Array<std::int64_t>& ci = detail::contiguous_input(indices, hi, stream);
+  const Array<std::int64_t>& ci = detail::may_overlap(detail::layout_of(indices), detail::layout_of(x))
+                                      ? (hi = indices.clone(stream))
+                                      : detail::contiguous_input(indices, hi, stream);
   detail::check_indices(c, ci, detail::normalize_axis(fn, axis, x.rank()), g.n);
   if (values.size() == 0) return;
-  // values is read whole before x is written: a copy when it shares x's memory or is a view.
   Array<T> hv;
   const Array<T>& cv = detail::may_overlap(detail::layout_of(values), detail::layout_of(x))
                            ? (hv = values.clone(stream))

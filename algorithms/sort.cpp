@@ -32,6 +32,14 @@ void check_1d(const char* fn, const ArgRef& a) {
                         .c_str());
 }
 
+// An order cast from an integer that names no SortOrder is the caller's error, not "ascending".
+void check_order(const char* fn, SortOrder order) {
+  if (order != SortOrder::ascending && order != SortOrder::descending)
+    throw_invalid(fn, ("order " + std::to_string(static_cast<int>(order)) +
+                       " is not a porta::SortOrder (ascending or descending)")
+                          .c_str());
+}
+
 std::uint32_t sort_flags(SortOrder order) {
   return order == SortOrder::descending ? PORTA_SORT_DESCENDING : 0u;
 }
@@ -80,6 +88,7 @@ Array<std::int64_t> arg_axis(porta_arg_op op, const char* fn, const Array<T>& x,
 template <class T>
 Array<T> sort(const Array<T>& x, SortOrder order, const Stream& stream) {
   constexpr const char* fn = "porta::sort";
+  detail::check_order(fn, order);
   const detail::ArgRef rx = detail::arg("x", x);
   const Device dev = detail::check_args(fn, {rx});
   detail::check_1d(fn, rx);
@@ -92,6 +101,7 @@ Array<T> sort(const Array<T>& x, SortOrder order, const Stream& stream) {
 template <class T>
 Array<std::int64_t> argsort(const Array<T>& x, SortOrder order, const Stream& stream) {
   constexpr const char* fn = "porta::argsort";
+  detail::check_order(fn, order);
   const detail::ArgRef rx = detail::arg("x", x);
   const Device dev = detail::check_args(fn, {rx});
   detail::check_1d(fn, rx);
@@ -114,6 +124,7 @@ template <class K, class V>
 std::pair<Array<K>, Array<V>> sort_by_key(const Array<K>& keys, const Array<V>& values, SortOrder order,
                                           const Stream& stream) {
   constexpr const char* fn = "porta::sort_by_key";
+  detail::check_order(fn, order);
   const detail::ArgRef rk = detail::arg("keys", keys), rv = detail::arg("values", values);
   const Device dev = detail::check_args(fn, {rk, rv});
   detail::check_1d(fn, rk);

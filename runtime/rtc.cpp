@@ -338,6 +338,9 @@ void launch(const std::shared_ptr<ModuleState>& module, const std::string& kerne
     porta::detail::throw_invalid(kFn, ("\"" + kernel + "\" is not a C++ identifier (a kernel's name)").c_str());
   if (module->source.find(base) == std::string::npos)
     porta::detail::throw_invalid(kFn, ("the module's source has no kernel named " + base).c_str());
+  // The device first: on an absent device (cpu:1) every array is "elsewhere", and the cause is the
+  // device, not the arrays.
+  const porta_backend_v1& t = porta::detail::backend_for(device, kFn);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Arg& a = args[i];
     if (!a.is_array) continue;
@@ -350,7 +353,6 @@ void launch(const std::shared_ptr<ModuleState>& module, const std::string& kerne
       throw DeviceMismatch(std::string(kFn) + ": " + which + " is on " + a.device.to_string() + ", the launch on " +
                            device.to_string());
   }
-  const porta_backend_v1& t = porta::detail::backend_for(device, kFn);
   const porta_stream s = stream != nullptr ? porta::detail::stream_for(*stream, device, kFn) : nullptr;
 
   const Layout l = layout(args);

@@ -165,6 +165,7 @@ class Engine {
   // error of the queued work not reported yet.
   porta_status drain_through(std::uint64_t target) noexcept {
     std::lock_guard<std::mutex> exec(exec_);
+    const Draining mark;
     bool opened = false;
     for (;;) {
       Item item;
@@ -205,6 +206,7 @@ class Engine {
   template <class Fn>
   void run_open(const char* name, Fn&& fn) {
     std::lock_guard<std::mutex> exec(exec_);
+    const Draining mark;
     open_all();
     set_running(name);
     struct Close {
@@ -221,7 +223,16 @@ class Engine {
     return st;
   }
 
+  // Whether this thread is running queued work (or an entry run at once) now.
+  static bool draining() noexcept { return t_draining; }
+
  private:
+  static inline thread_local bool t_draining = false;
+  struct Draining {
+    bool was = t_draining;
+    Draining() noexcept { t_draining = true; }
+    ~Draining() { t_draining = was; }
+  };
   std::mutex queue_;  // items_, next_, handles, event state
   std::mutex exec_;   // one drain at a time
   std::deque<Item> items_;
@@ -325,7 +336,15 @@ porta_status synchronize(int dev) noexcept {
 porta_status alloc(int dev, size_t bytes, porta_stream s, void** out) noexcept {
   PORTA_STRICT_DEV("alloc");
   PORTA_STRICT_STREAM("alloc", s);
-  return device_alloc(bytes, out);
+  porta_status st = device_alloc(bytes, out);
+  // Short of blocks or bytes while frees wait in the queue: run the queue, as a GPU's stream-ordered
+  // pool reclaims the blocks of completed frees when it runs short, then ask again. Never from
+  // inside queued work, which the queue is running already.
+  if (st == PORTA_ERR_OOM && device_frees_pending() && !Engine::draining()) {
+    if (porta_status d = engine().drain_through(engine().everything()); d != PORTA_OK) return d;
+    st = device_alloc(bytes, out);
+  }
+  return st;
 }
 
 // Stream-ordered: the block is released when the queue reaches the free, after the work queued

@@ -30,6 +30,8 @@ porta_status device_alloc(std::size_t bytes, void** out) noexcept;
 porta_status device_free_begin(void* ptr) noexcept;
 // The queued free: the block becomes inaccessible for good and joins the quarantine.
 void device_free_end(void* ptr) noexcept;
+// Whether some device free is queued and has not run (its block still counts as live).
+bool device_frees_pending() noexcept;
 
 // Host buffers (HostArray of cpu:strict): readable and writable, except while a copy from or into
 // them is queued (porta's check on the missing synchronize).

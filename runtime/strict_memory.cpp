@@ -68,6 +68,7 @@ struct Registry {
   bool open = false;
   // Device blocks only: in_use drops when a free is asked for, mapped when it has run.
   std::uint64_t in_use = 0, mapped = 0, peak = 0, count = 0;
+  std::uint64_t freeing = 0;  // device blocks whose queued free has not run yet
   Registry() {
     spare.reserve(kMaxRecords);
     for (int i = kMaxRecords - 1; i >= 0; --i) spare.push_back(i);
@@ -417,6 +418,7 @@ porta_status device_free_begin(void* ptr) noexcept {
   Record& r = g_records[it->second];
   r.state.store(kFreeing);
   g.in_use -= r.bytes;
+  ++g.freeing;
   return PORTA_OK;
 }
 
@@ -424,7 +426,15 @@ void device_free_end(void* ptr) noexcept {
   Registry& g = reg();
   std::lock_guard<std::mutex> lock(g.mutex);
   const auto it = g.live.find(reinterpret_cast<std::uintptr_t>(ptr));
-  if (it != g.live.end()) retire(it->second);
+  if (it == g.live.end()) return;
+  if (g_records[it->second].state.load() == kFreeing) --g.freeing;
+  retire(it->second);
+}
+
+bool device_frees_pending() noexcept {
+  Registry& g = reg();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  return g.freeing > 0;
 }
 
 porta_status host_alloc(std::size_t bytes, void** out) noexcept {

@@ -176,6 +176,17 @@ inline std::int64_t normalize_index(const char* fn, std::int64_t i, int axis, st
   return j;
 }
 
+// An index of any integer type as int64: an unsigned one above 2^63 - 1 would wrap to a negative
+// index, which counts from the end, so it is out of range instead.
+template <class I>
+std::int64_t signed_index(const char* fn, I i) {
+  if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t)) {
+    if (i > static_cast<std::make_unsigned_t<std::int64_t>>(std::numeric_limits<std::int64_t>::max()))
+      throw_invalid(fn, ("index " + std::to_string(i) + " is out of range (above 2^63 - 1)").c_str());
+  }
+  return static_cast<std::int64_t>(i);
+}
+
 // First index and length of `s` on an axis of size n, by Python's slice rules.
 struct SliceRange {
   std::int64_t start, length;
@@ -256,6 +267,10 @@ class Array {
   // guarantees the lifetime) is released with the last Array (or view) that holds it, without
   // waiting for work still queued on the memory: synchronize first where the owner may reuse it.
   static Array borrow(T* data, Shape shape, Device device, std::shared_ptr<void> keep_alive) {
+    if (data == nullptr && shape.size() > 0)
+      detail::throw_invalid("porta::Array::borrow", ("data is a null pointer for " + std::to_string(shape.size()) +
+                                                     " elements (" + shape.to_string() + ")")
+                                                        .c_str());
     // cpu:strict's arrays live in memory only porta maps (docs/strict.md); anything else is host memory.
     if (device.is_strict())
       detail::strict_check_borrow(data, static_cast<std::size_t>(shape.size()) * sizeof(T), "porta::Array::borrow");
@@ -481,7 +496,7 @@ class Array {
     static_assert(sizeof...(I) <= Shape::kMaxRank && (std::is_integral_v<I> && ...),
                   "porta::Array::item takes up to 4 integer indices");
     constexpr const char* fn = "porta::Array::item";
-    const std::int64_t at = element_offset(fn, {static_cast<std::int64_t>(index)...});
+    const std::int64_t at = element_offset(fn, {detail::signed_index(fn, index)...});
     T v{};
     detail::copy_small_to_host(device_, data_ + at, &v, sizeof(T), nullptr);
     return v;

@@ -91,12 +91,19 @@ inline void check_stream_device(const Stream& stream, Device device, const char*
                          device.to_string());
 }
 
-// The device must exist (cpu:1 does not): the same Unavailable every other call gives.
+// The device must exist (cpu:1 does not): the same Unavailable every other call gives, and a
+// device type porta does not know (a cast integer) is an InvalidArgument; both name the call.
 inline void check_device(Device device, const char* fn) {
+  const auto named = [fn](const char* what) {
+    const std::string w(what);
+    return std::string(fn) + ": " + (w.rfind("porta: ", 0) == 0 ? w.substr(7) : w);
+  };
   try {
     (void)backend_for(device);
   } catch (const Unavailable& e) {
-    throw Unavailable(std::string(fn) + ": " + e.what());
+    throw Unavailable(named(e.what()));
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(named(e.what()));
   }
 }
 

@@ -42,7 +42,9 @@ struct Counter {
 template <class T>
 constexpr std::uint64_t blocks_for(std::int64_t n) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "porta::random draws float or double");
-  return n <= 0 ? 0 : static_cast<std::uint64_t>((n + detail::philox::kPerBlock<T> - 1) / detail::philox::kPerBlock<T>);
+  // n / k + (n % k != 0): n + k - 1 would overflow for n near 2^63.
+  constexpr std::int64_t k = detail::philox::kPerBlock<T>;
+  return n <= 0 ? 0 : static_cast<std::uint64_t>(n / k + (n % k != 0 ? 1 : 0));
 }
 
 // Uniform in [0, 1) and standard normal arrays of `shape` on `device` (float or double).

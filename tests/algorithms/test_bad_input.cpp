@@ -285,3 +285,52 @@ TEST_CASE("mean of integers does not wrap: it accumulates in double, as NumPy", 
   CHECK(porta::sum(Array<std::int32_t>::from({i32max, 1}, dev)) == -i32max - 1);
   CHECK(porta::sum(porta::cast<std::int64_t>(Array<std::int32_t>::from({i32max, 1}, dev))) == std::int64_t{i32max} + 1);
 }
+
+TEST_CASE("scatter by indices that are a view of its own output reads them before writing", "[errors][indexing]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  // x = [2, 0, 1, 10, 20, 30]; indices = x[0:3] = [2, 0, 1] (int64, the same memory as x); values
+  // [7, 8, 9]: x[2] = 7, x[0] = 8, x[1] = 9 with the indices as they were before the call.
+  auto x = Array<std::int64_t>::from(std::vector<std::int64_t>{2, 0, 1, 10, 20, 30}, dev);
+  const auto idx = x.slice({{0, 3}});
+  const auto values = Array<std::int64_t>::from(std::vector<std::int64_t>{7, 8, 9}, dev);
+  porta::scatter(x, idx, values);
+  CHECK(x.to_vector() == std::vector<std::int64_t>{8, 9, 7, 10, 20, 30});
+}
+
+TEST_CASE("item with an unsigned index above 2^63 - 1 is out of range, not the last element", "[errors][array]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const auto x = porta::arange<float>(4, dev);
+  const std::uint64_t huge = std::numeric_limits<std::uint64_t>::max();  // would wrap to -1
+  CHECK_THROWS_AS(x.item(huge), porta::InvalidArgument);
+  CHECK_THROWS_WITH(x.item(huge), Contains("porta::Array::item") && Contains("out of range"));
+  CHECK(x.item(std::uint64_t{3}) == 3.0f);
+  CHECK(x.item(std::size_t{1}) == 1.0f);
+}
+
+TEST_CASE("random::blocks_for counts up to INT64_MAX without overflow", "[errors][random][overflow]") {
+  constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max();
+  CHECK(porta::random::blocks_for<float>(big) == static_cast<std::uint64_t>(big / 4 + 1));
+  CHECK(porta::random::blocks_for<double>(big) == static_cast<std::uint64_t>(big / 2 + 1));
+  CHECK(porta::random::blocks_for<float>(big - 3) == static_cast<std::uint64_t>(big / 4));
+  CHECK(porta::random::blocks_for<float>(5) == 2);
+  CHECK(porta::random::blocks_for<double>(4) == 2);
+  CHECK(porta::random::blocks_for<double>(0) == 0);
+  CHECK(porta::random::blocks_for<float>(-7) == 0);
+}
+
+TEST_CASE("sort with an order that is no SortOrder is refused", "[errors][sort]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  const auto x = Array<float>::from(std::vector<float>{3, 1, 2}, dev);
+  const auto bad = static_cast<porta::SortOrder>(7);
+  CHECK_THROWS_WITH(porta::sort(x, bad), Contains("porta::sort") && Contains("order 7"));
+  CHECK_THROWS_AS(porta::argsort(x, bad), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::sort_by_key(x, porta::arange<std::int64_t>(3, dev), bad), porta::InvalidArgument);
+}
+
+TEST_CASE("borrow of a null pointer for elements is refused at once", "[errors][array]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  CHECK_THROWS_WITH(Array<float>::borrow(nullptr, Shape{4}, dev, nullptr),
+                    Contains("porta::Array::borrow") && Contains("null pointer"));
+  const auto empty = Array<float>::borrow(nullptr, Shape{0}, dev, nullptr);  // no elements: nothing to point at
+  CHECK(empty.size() == 0);
+}

@@ -550,6 +550,11 @@ TEST_CASE("user kernels on a device that does not exist are Unavailable", "[kern
   CHECK_THROWS_AS(porta::transform_reduce(
                       missing, 10, 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0; }),
                   porta::Unavailable);
+  // A device type porta does not know (an integer cast to DeviceType) names the call too.
+  const Device unknown(static_cast<porta::DeviceType>(97), 0);
+  CHECK_THROWS_AS(porta::parallel_for(unknown, 10, PORTA_LAMBDA(std::int64_t){}), porta::InvalidArgument);
+  CHECK_THROWS_WITH(porta::parallel_for(unknown, 10, PORTA_LAMBDA(std::int64_t){}),
+                    porta_test::Contains("porta::parallel_for: device type 97"));
 }
 
 // ---- the guide's stencil: a lambda and a functor over the interior of a grid ---------------------

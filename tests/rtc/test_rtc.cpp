@@ -323,6 +323,10 @@ TEST_CASE("rtc: bad launches are typed errors naming the values", "[rtc][errors]
     Array<float> elsewhere = Array<float>::from(std::vector<float>{0}, *other);
     CHECK_THROWS_AS(m.kernel("one").launch(dev, 1, elsewhere), porta::DeviceMismatch);
   }
+  // A launch on a device that does not exist is about the device, not about where the arrays are.
+  const Device absent(dev.type, 63);
+  CHECK_THROWS_AS(m.kernel("one").launch(absent, 2, moved), porta::Unavailable);
+  CHECK_THROWS_WITH(m.kernel("one").launch(absent, 2, moved), Catch::Contains(absent.to_string()));
   // An n of 0 compiles (and checks the types) but runs nothing.
   m.kernel("one").launch(dev, 0, moved);
   PORTA_CHECK_RESULT(porta_test::compare_exact(moved.to_vector(), std::vector<float>{0, 0}));

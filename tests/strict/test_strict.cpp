@@ -146,3 +146,16 @@ TEST_CASE("cpu:strict: memory_stats count a free when it is asked for", "[strict
   }
   CHECK(porta::memory_stats(kStrict).bytes_in_use == s0.bytes_in_use);
 }
+
+TEST_CASE("cpu:strict: frees still queued do not exhaust its blocks", "[strict][memory]") {
+  // More arrays made and dropped without a synchronize than cpu:strict tracks at once (16384): the
+  // frees wait in the queue, and an allocation short of blocks runs it, as a GPU's pool reclaims
+  // the blocks of completed frees.
+  porta::Stream s(kStrict);
+  for (int i = 0; i < 20000; ++i) {
+    INFO("array " << i);
+    auto a = porta::full<float>({4}, static_cast<float>(i), kStrict, s);
+  }
+  auto last = porta::full<float>({4}, 2.5f, kStrict, s);
+  CHECK(last.to_vector(s) == std::vector<float>(4, 2.5f));
+}
