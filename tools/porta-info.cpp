@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/openmp/cpu_blas.hpp"
+#include "backends/openmp/cpu_kernels.hpp"
 #include "distributed/engine.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/porta.hpp"
@@ -36,8 +38,10 @@ std::string usage() {
   return "usage: porta-info [--json] [--help]\n"
          "\n"
          "Prints porta's version and build, each backend (built? loaded? plugin path, device count, why\n"
-         "unavailable), every device with its properties, the default device, and the engines of\n"
-         "porta::distributed (MPI: built? loaded? version, GPU-aware?; MPI is not initialised).\n"
+         "unavailable), CPU matmul (the CPU's instruction sets from CPUID, the BLAS and the core\n"
+         "OpenBLAS runs, whether float and double gemm use it or porta's own kernel, and why), every\n"
+         "device with its properties, the default device, and the engines of porta::distributed\n"
+         "(MPI: built? loaded? version, GPU-aware?; MPI is not initialised).\n"
          "\n"
          "  --json   print the report as one JSON object\n"
          "  --help   print this text\n"
@@ -45,7 +49,7 @@ std::string usage() {
          "Environment: PORTA_DEVICE (default device: " +
          forms + "gpu, gpu:N, auto),\nPORTA_BACKEND_PATH (colon-separated directories searched first for " + plugins +
          "),\n" + visible +
-         " (honoured by the vendor runtimes).\n"
+         " (honoured by the vendor runtimes),\nOPENBLAS_CORETYPE (OpenBLAS's core; porta never overrides it).\n"
          "Exit status: 0, or 1 when PORTA_DEVICE is invalid or names an unavailable device.\n";
 }
 
@@ -160,6 +164,10 @@ struct Report {
   std::string default_error;  // why default_device() failed
   std::vector<Transport> transports;
   std::vector<Rtc> rtc;  // one per backend, in backends' order
+  // CPU matmul: the CPU's instruction sets, the BLAS and its core, the path float and double take.
+  porta::detail::cpu::CpuIsa cpu_isa;
+  porta::detail::cpu::GemmChoice gemm;
+  std::string blas;
 };
 
 Report collect() {
@@ -181,6 +189,9 @@ Report collect() {
   }
   if (const char* env = std::getenv("PORTA_DEVICE"); env != nullptr && *env != '\0') r.porta_device_env = env;
   r.transports.push_back({"mpi", porta::detail::dist::mpi_status(false)});
+  r.cpu_isa = porta::detail::cpu::cpu_isa();
+  r.gemm = porta::detail::cpu::gemm_choice();
+  r.blas = porta::detail::cpu::blas_description();
   try {
     r.default_device = porta::default_device();
   } catch (const std::exception& e) {
@@ -218,6 +229,21 @@ void print_text(const Report& r) {
   for (std::size_t k = 0; k < r.backends.size(); ++k)
     o << "  " << porta::to_string(r.backends[k].type) << ": " << (r.rtc[k].available ? "" : "unavailable: ")
       << r.rtc[k].text << "\n";
+  const porta::detail::cpu::GemmChoice& g = r.gemm;
+  o << "\nCPU matmul (float and double gemm)\n";
+  if (r.cpu_isa.x86)
+    o << "  CPU:           " << r.cpu_isa.brand << " (" << r.cpu_isa.vendor << ", family " << r.cpu_isa.family
+      << ", model " << r.cpu_isa.model << ")\n";
+  o << "  CPU ISA:       " << porta::detail::cpu::isa_level_name(r.cpu_isa.level);
+  if (r.cpu_isa.x86) o << " (CPUID: " << r.cpu_isa.features << ")";
+  o << "\n  BLAS:          " << r.blas << "\n";
+  if (g.openblas) {
+    o << "  OpenBLAS core: " << g.core;
+    if (g.core_reselected) o << " (re-selected by porta; OpenBLAS chose " << g.core_at_load << ")";
+    if (g.coretype_env) o << " (OPENBLAS_CORETYPE=" << g.coretype << " in the environment)";
+    o << "\n";
+  }
+  o << "  f32 gemm:      " << g.f32 << "\n  f64 gemm:      " << g.f64 << "\n  reason:        " << g.reason << "\n";
   o << "\nDevices\n";
   for (const DeviceReport& d : r.devices) {
     const porta::DeviceInfo& i = d.info;
@@ -302,6 +328,17 @@ void print_json(const Report& r) {
       << ", \"library\": " << json_string(t.s.library) << ", \"version\": " << json_string(t.s.version)
       << ", \"build_info\": " << json_string(t.s.build_info) << ", \"cuda_aware\": " << b(t.s.cuda_aware)
       << ", \"hip_aware\": " << b(t.s.hip_aware) << ", \"reason\": " << json_string(t.s.reason) << "},\n";
+  const porta::detail::cpu::GemmChoice& g = r.gemm;
+  o << "  \"cpu_gemm\": {\"cpu\": " << json_string(r.cpu_isa.brand)
+    << ", \"cpu_isa\": " << json_string(porta::detail::cpu::isa_level_name(r.cpu_isa.level))
+    << ", \"cpu_features\": " << json_string(r.cpu_isa.features) << ", \"blas\": " << json_string(r.blas)
+    << ", \"openblas\": " << b(g.openblas) << ", \"openblas_core\": " << json_string(g.core)
+    << ", \"openblas_core_at_load\": " << json_string(g.core_at_load)
+    << ", \"core_reselected\": " << b(g.core_reselected)
+    << ", \"openblas_coretype_env\": " << (g.coretype_env ? json_string(g.coretype) : std::string("null"))
+    << ", \"own_kernel_isa\": " << json_string(porta::detail::cpu::isa_level_name(g.own_level))
+    << ", \"f32\": " << json_string(g.f32) << ", \"f64\": " << json_string(g.f64)
+    << ", \"reason\": " << json_string(g.reason) << "},\n";
   o << "  \"porta_device\": " << (r.porta_device_env ? json_string(*r.porta_device_env) : std::string("null")) << ",\n";
   o << "  \"default_device\": " << (r.default_device ? json_string(r.default_device->to_string()) : std::string("null"))
     << ",\n";

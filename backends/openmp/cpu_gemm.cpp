@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // gemm of the CPU backend: porta's own matrix-vector kernel for n == 1 or m == 1
 // (cpu_gemv_kernel.inc), the system BLAS for other float and double shapes when the build found
-// one, porta's own cache-blocked kernel (cpu_gemm_kernel.inc) otherwise, for integers, and on
-// request (PORTA_GEMM_OWN_KERNEL).
+// one and it runs kernels as fast as this CPU allows (cpu_blas.cpp), porta's own cache-blocked
+// kernel (cpu_gemm_kernel.inc) otherwise, for integers, and on request (PORTA_GEMM_OWN_KERNEL).
 //
 // BLAS is column-major; porta is row-major. A row-major matrix is the column-major view of its
 // transpose, so C = op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T: the same
@@ -20,29 +20,13 @@
 //     porta's own kernel (a sequential build need not be safe to call from several threads).
 //   - Another BLAS (no openblas_get_parallel) is called as is, with whatever threading it has.
 //   - Inside a caller's parallel region, gemm runs porta's own kernel on the calling thread.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 
+#include "cpu_blas.hpp"
 #include "cpu_common.hpp"
+#include "cpu_isa.hpp"
 #include "cpu_kernels.hpp"
-
-#if defined(PORTA_HAVE_BLAS)
-extern "C" {
-// Fortran BLAS with 32-bit integers (LP64), the ABI of Debian's libblas3/libopenblas0. The two
-// trailing arguments are the hidden lengths of the character arguments.
-void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
-            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc,
-            std::size_t transa_len, std::size_t transb_len);
-void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
-            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
-            const int* ldc, std::size_t transa_len, std::size_t transb_len);
-}
-#endif
 
 namespace porta::detail::cpu {
 
@@ -65,34 +49,16 @@ PORTA_DECLARE_GEMM_OWN(avx512)
 
 namespace {
 
-enum class Isa { base, avx2, avx512 };
-
-// The best build this CPU runs; PORTA_CPU_GEMM_ISA=base|avx2|avx512 caps it (for tests and
-// for comparing kernels on one machine).
-Isa detect_isa() {
-  Isa best = Isa::base;
-#if defined(PORTA_GEMM_X86_DISPATCH)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = Isa::avx2;
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-    best = Isa::avx512;
-#endif
-  if (const char* cap = std::getenv("PORTA_CPU_GEMM_ISA")) {
-    if (std::strcmp(cap, "base") == 0) best = Isa::base;
-    if (std::strcmp(cap, "avx2") == 0 && best == Isa::avx512) best = Isa::avx2;
-  }
-  return best;
-}
-
-Isa isa() {
-  static const Isa value = detect_isa();
-  return value;
+IsaLevel isa() {
+  return own_kernel_level();
 }
 
 // The build of `fn` (gemm_own or gemv_own) for this CPU, called with the arguments that follow.
 #if defined(PORTA_GEMM_X86_DISPATCH)
-#define PORTA_CALL_ISA(fn, ...) \
-  (isa() == Isa::avx512 ? avx512::fn(__VA_ARGS__) : isa() == Isa::avx2 ? avx2::fn(__VA_ARGS__) : base::fn(__VA_ARGS__))
+#define PORTA_CALL_ISA(fn, ...)                        \
+  (isa() == IsaLevel::avx512 ? avx512::fn(__VA_ARGS__) \
+   : isa() == IsaLevel::avx2 ? avx2::fn(__VA_ARGS__)   \
+                             : base::fn(__VA_ARGS__))
 #else
 #define PORTA_CALL_ISA(fn, ...) base::fn(__VA_ARGS__)
 #endif
@@ -145,42 +111,6 @@ porta_status gemv_dispatch(porta_dtype dt, bool ta, bool tb, std::int64_t m, std
 }
 
 #if defined(PORTA_HAVE_BLAS)
-using SetThreadsFn = void (*)(int);
-using GetIntFn = int (*)();
-using GetConfigFn = char* (*)();
-
-template <class Fn>
-Fn blas_symbol(const char* name) {
-  return reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, name));
-}
-
-// How the BLAS found at run time threads, and so how porta calls it (see the top of the file).
-enum class BlasThreads { unknown, sequential, pthreads, openmp };
-
-struct BlasRuntime {
-  BlasThreads kind = BlasThreads::unknown;
-  SetThreadsFn set = nullptr;
-  GetIntFn get = nullptr;
-};
-
-const BlasRuntime& blas_runtime() {
-  static const BlasRuntime rt = [] {
-    BlasRuntime r;
-    const GetIntFn parallel = blas_symbol<GetIntFn>("openblas_get_parallel");
-    if (parallel == nullptr) return r;
-    const int p = parallel();
-    r.kind = p == 0   ? BlasThreads::sequential
-             : p == 1 ? BlasThreads::pthreads
-             : p == 2 ? BlasThreads::openmp
-                      : BlasThreads::unknown;
-    r.set = blas_symbol<SetThreadsFn>("openblas_set_num_threads");
-    r.get = blas_symbol<GetIntFn>("openblas_get_num_threads");
-    if (r.kind == BlasThreads::pthreads && (r.set == nullptr || r.get == nullptr)) r.kind = BlasThreads::unknown;
-    return r;
-  }();
-  return rt;
-}
-
 bool fits_int(std::int64_t v) {
   return v >= 0 && v <= INT_MAX;
 }
@@ -244,17 +174,6 @@ bool blas_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
 }
 #endif
 
-const char* isa_name(Isa i) {
-  switch (i) {
-    case Isa::avx512:
-      return "avx512";
-    case Isa::avx2:
-      return "avx2+fma";
-    default:
-      return "baseline";
-  }
-}
-
 // Rows x cols matrix with row stride ld: the last element must be addressable.
 bool extent_ok(std::int64_t rows, std::int64_t cols, std::int64_t ld) {
   if (rows == 0 || cols == 0) return true;
@@ -294,9 +213,9 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
 #if defined(PORTA_HAVE_BLAS)
   // Fortran BLAS takes 32-bit sizes and rejects a zero leading dimension; inside a caller's
   // parallel region its threads would oversubscribe the cores.
-  const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64) && (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0 &&
-                        fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) && fits_int(ldc) &&
-                        !in_parallel_region();
+  const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64) && gemm_choice().path == GemmPath::blas &&
+                        (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0 && fits_int(m) && fits_int(n) && fits_int(k) &&
+                        fits_int(lda) && fits_int(ldb) && fits_int(ldc) && !in_parallel_region();
   if (use_blas) {
     const bool done =
         dt == PORTA_F32 ? blas_gemm<float>(ta, tb, m, n, k, alpha.f32, static_cast<const float*>(a), lda,
@@ -313,47 +232,7 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
 }
 
 const char* gemm_kernel_isa() noexcept {
-  return isa_name(isa());
-}
-
-const char* blas_description() noexcept {
-  static const std::string text = []() -> std::string {
-#if defined(PORTA_HAVE_BLAS)
-    std::string s;
-    if (const GetConfigFn config = blas_symbol<GetConfigFn>("openblas_get_config")) {
-      s = config();
-#if defined(_OPENMP)
-      constexpr const char* pthreads = " (pthreads; run one-threaded per block of C by porta's OpenMP threads)";
-#else
-      constexpr const char* pthreads = " (pthreads; its own thread pool, porta has no OpenMP)";
-#endif
-      switch (blas_runtime().kind) {
-        case BlasThreads::sequential:
-          s += " (sequential)";
-          break;
-        case BlasThreads::pthreads:
-          s += pthreads;
-          break;
-        case BlasThreads::openmp:
-          s += " (OpenMP; its threads are porta's OpenMP threads)";
-          break;
-        default:
-          break;
-      }
-    } else {
-      s = "Fortran BLAS";
-    }
-    Dl_info info;
-    if (::dladdr(reinterpret_cast<void*>(&sgemm_), &info) != 0 && info.dli_fname != nullptr) {
-      s += " in ";
-      s += info.dli_fname;
-    }
-    return s;
-#else
-    return "none (porta's own kernel)";
-#endif
-  }();
-  return text.c_str();
+  return isa_level_name(isa());
 }
 
 }  // namespace porta::detail::cpu

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // matmul, gemm (transposes, alpha, beta, both algorithms, TF32) and transpose, against a naive
-// double-precision host reference.
+// double-precision host reference; the CPU's gemm path whatever core OpenBLAS runs.
+#include <strings.h>
+
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "backends/openmp/cpu_blas.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -349,4 +355,109 @@ TEMPLATE_TEST_CASE("transpose", "[matmul][transpose]", float, double, std::int32
     CHECK(t.shape() == Shape{rc.c, rc.r});
     PORTA_CHECK_RESULT(porta_test::compare_exact(t.to_vector(), ref));
   }
+}
+
+// ---- the CPU's gemm path whatever core OpenBLAS runs ---------------------------------------------
+// OpenBLAS picks its kernels from the CPU model and falls back to Prescott's SSE3 kernels on a model
+// it does not know, which virtual machines make common. ctest runs the [blas-core] cases a second
+// time with OPENBLAS_CORETYPE=Prescott in the environment, a value porta must leave alone: float
+// and double gemm must then take porta's own kernel, porta-info must say so, and the results must
+// be right.
+namespace {
+
+namespace pcpu = porta::detail::cpu;
+
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && ::strcasecmp(v, value) == 0;
+}
+
+#if defined(PORTA_INFO_EXE)
+std::string run_porta_info(const char* args) {
+  std::string out;
+  if (FILE* p = ::popen((std::string("\"") + PORTA_INFO_EXE + "\" " + args).c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, got);
+    ::pclose(p);
+  }
+  return out;
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("CPU gemm never runs on an OpenBLAS core weaker than porta's own kernel", "[matmul][blas-core]") {
+  const pcpu::GemmChoice& g = pcpu::gemm_choice();
+  const pcpu::CpuIsa& cpu = pcpu::cpu_isa();
+  INFO("CPU " << cpu.brand << ": " << pcpu::isa_level_name(cpu.level) << " (" << cpu.features << "); OpenBLAS core "
+              << g.core << " (at load " << g.core_at_load << "); f32 " << g.f32 << ", f64 " << g.f64 << "; "
+              << g.reason);
+  CHECK(!g.reason.empty());
+  CHECK(g.f32 == g.f64);
+  const std::string own = std::string("porta kernel (") + pcpu::isa_level_name(g.own_level) + ")";
+  if (g.path == pcpu::GemmPath::own) CHECK(g.f32 == own);
+  pcpu::IsaLevel core = pcpu::IsaLevel::baseline;
+  if (g.path == pcpu::GemmPath::blas && g.openblas && pcpu::openblas_core_level(g.core, core)) {
+    CHECK(g.f32 == "OpenBLAS (" + g.core + ")");
+    CHECK(core >= g.own_level);
+    CHECK(core <= cpu.level);
+  }
+  if (g.coretype_env) CHECK_FALSE(g.core_reselected);  // a user's OPENBLAS_CORETYPE is never overridden
+  if (env_is("PORTA_TEST_EXPECT_OPENBLAS", "1")) REQUIRE(g.openblas);
+  if (env_is("OPENBLAS_CORETYPE", "Prescott") && g.openblas) {
+    CHECK(g.coretype_env);
+    CHECK(g.coretype == std::getenv("OPENBLAS_CORETYPE"));
+    CHECK(::strcasecmp(g.core.c_str(), "Prescott") == 0);
+    if (g.own_level > pcpu::IsaLevel::baseline) {
+      CHECK(g.path == pcpu::GemmPath::own);
+      CHECK(g.f32 == own);
+    }
+  }
+#if defined(PORTA_INFO_EXE)
+  const std::string text = run_porta_info(""), json = run_porta_info("--json");
+  CHECK_THAT(text, porta_test::Contains("f32 gemm:      " + g.f32 + "\n"));
+  CHECK_THAT(text, porta_test::Contains("f64 gemm:      " + g.f64 + "\n"));
+  CHECK_THAT(text, porta_test::Contains(std::string("CPU ISA:       ") + pcpu::isa_level_name(cpu.level)));
+  CHECK_THAT(json, porta_test::Contains("\"f32\": \"" + g.f32 + "\""));
+  CHECK_THAT(json, porta_test::Contains("\"openblas_core\": \"" + g.core + "\""));
+#endif
+}
+
+TEMPLATE_TEST_CASE("CPU matmul on the path porta picks for the BLAS core: edges of the kernel's tiles and blocks",
+                   "[matmul][blas-core]", float, double) {
+  using T = TestType;
+  const Device dev(porta::DeviceType::cpu, 0);
+  PORTA_RNG(rng);
+  INFO("f32 " << pcpu::gemm_choice().f32 << "; " << pcpu::gemm_choice().reason);
+  // Own-kernel tiles are 12 x 32 floats / 12 x 16 doubles (AVX-512) and 6 x 16 / 6 x 8 (AVX2); its
+  // blocks are 384 / 256 deep, 1020 rows tall and 1024 / 768 columns wide.
+  const Dims dims[] = {{13, 7, 33},     {12, 384, 32},   {25, 385, 97}, {100, 300, 77},
+                       {1021, 257, 35}, {37, 777, 1030}, {6, 1, 17},    {2, 2, 2}};
+  for (const Dims& d : dims) {
+    INFO("(" << d.m << "x" << d.k << ") * (" << d.k << "x" << d.n << ")");
+    const auto ha = porta_test::nonzero<T>(rng, d.m * d.k);
+    const auto hb = porta_test::nonzero<T>(rng, d.k * d.n);
+    std::vector<long double> ref, bound;
+    gemm_ref<T>(d, 1, ha, false, hb, false, 0, {}, ref, bound);
+    porta_test::poison_pool<T>(d.m * d.n, dev);
+    const auto c = porta::matmul(Array<T>::from(ha, Shape{d.m, d.k}, dev), Array<T>::from(hb, Shape{d.k, d.n}, dev));
+    PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
+  }
+  // Transposes, alpha and beta on a shape that is no multiple of any tile.
+  const Dims d{67, 389, 45};
+  const auto hc = porta_test::nonzero<T>(rng, d.m * d.n);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const AB<T>& ab : alpha_betas<T>()) {
+        INFO("trans_a=" << ta << " trans_b=" << tb << " alpha=" << ab.alpha << " beta=" << ab.beta);
+        const auto ha = porta_test::nonzero<T>(rng, d.m * d.k);
+        const auto hb = porta_test::nonzero<T>(rng, d.k * d.n);
+        std::vector<long double> ref, bound;
+        gemm_ref<T>(d, ab.alpha, ha, ta, hb, tb, ab.beta, hc, ref, bound);
+        auto c =
+            ab.beta == T(0) ? porta_test::poisoned<T>(Shape{d.m, d.n}, dev) : Array<T>::from(hc, Shape{d.m, d.n}, dev);
+        porta::gemm(ab.alpha, Array<T>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev), ta,
+                    Array<T>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev), tb, ab.beta, c);
+        PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
+      }
 }
