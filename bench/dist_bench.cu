@@ -7,6 +7,8 @@
 //   allreduce/porta/<bytes>       comm.allreduce(x) on Communicator::local(2), then the device
 //                                 synchronized
 //   allreduce/porta_stream/<bytes> the same on a porta::Stream per GPU, then that stream synchronized
+//                                 (both labelled with whether the collective-call check is on: run
+//                                 once as is and once with PORTA_DIST_CHECK=0 to measure it)
 //   dsum/allreduce_local/<elems>  porta::sum of each GPU's half, then an allreduce of the two
 //                                 values: the cheapest global sum, with bits that depend on the split
 //   dsum/porta/<elems>            comm.sum(x): the bits of porta::sum over the whole array, for any split
@@ -100,6 +102,14 @@ void lockstep(benchmark::State& state, std::int64_t bytes, const std::function<v
   if (bytes > 0) state.SetBytesProcessed(state.iterations() * bytes);
 }
 
+// The collective-call check compares every call's signature across ranks on the host before NCCL
+// is called (docs/distributed.md); PORTA_DIST_CHECK=0 turns it off, so running the allreduce cases
+// both ways measures it.
+std::string check_label() {
+  const char* v = std::getenv("PORTA_DIST_CHECK");
+  return v != nullptr && std::string(v) == "0" ? ", call check off" : ", call check on";
+}
+
 porta::Device gpu(int r) {
   return porta::Device{porta::DeviceType::cuda, r};
 }
@@ -141,7 +151,7 @@ void porta_allreduce(benchmark::State& state) {
         comms[r].allreduce(x[r]);
         porta::synchronize(gpu(r));
       });
-  state.SetLabel(comms[0].transport(gpu(0)));
+  state.SetLabel(comms[0].transport(gpu(0)) + check_label());
 }
 
 // The same on a porta::Stream of each GPU, waited for alone: what the default stream and the
@@ -162,7 +172,7 @@ void porta_allreduce_stream(benchmark::State& state) {
         comms[r].allreduce(x[r], dist::Op::sum, s[r]);
         s[r].synchronize();
       });
-  state.SetLabel(comms[0].transport(gpu(0)));
+  state.SetLabel(comms[0].transport(gpu(0)) + check_label());
 }
 
 void dsum_allreduce_local(benchmark::State& state) {
