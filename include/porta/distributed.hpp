@@ -14,7 +14,11 @@
 //                                                //    bit for bit, for any number of ranks
 //
 // Every collective is called by every rank of the communicator, in the same order, with arrays of
-// the same dtype and (where the call says so) size, on devices of one type. Arrays must be
+// the same dtype and (where the call says so) size, on devices of one type. porta checks it before
+// any data moves: ranks whose calls differ all throw InvalidArgument naming two ranks' calls
+// ("rank 0 called allreduce(float32, 1024, sum), rank 1 called allreduce(float64, 1024, sum)"); a
+// thread rank whose last handle is destroyed makes the ranks waiting for it throw Unavailable.
+// PORTA_DIST_CHECK=0 turns the comparison off (docs/distributed.md). Arrays must be
 // contiguous. Calls are ordered with porta's streams: they start after the work queued on `stream`
 // (default: the array's device's default stream) and work queued there afterwards sees the result;
 // no synchronize is needed before or after. What moves the data (transport()):
@@ -83,7 +87,9 @@ class Communicator {
   // include porta/distributed_mpi.hpp and call porta::distributed::from_mpi(comm).
   static Communicator from_fortran_handle(std::int64_t handle);
   // n ranks within this process, element r being rank r: give each to its own thread (for one
-  // process driving several GPUs, and for tests). No MPI involved.
+  // process driving several GPUs, and for tests). No MPI involved. A rank whose last handle (its
+  // Communicator copies and Requests) is destroyed has left: the others then throw instead of
+  // waiting for it, so move each rank's handle into its thread.
   //   auto comms = porta::distributed::Communicator::local(2);
   //   std::thread t([&] { run(comms[1]); });  run(comms[0]);  t.join();
   static std::vector<Communicator> local(int n);
@@ -100,7 +106,8 @@ class Communicator {
   // "MPI (Open MPI v4.1.4), rank 1 of 4", "threads, rank 0 of 2".
   std::string describe() const;
   // What moves arrays of `device` (see above). For a GPU, the first call (or the first
-  // collective on that device) sets up NCCL/RCCL and is itself collective.
+  // collective on that device) sets up NCCL/RCCL and is itself collective. A device that does not
+  // exist (cpu:1, cuda:7 on a one-GPU machine) is Unavailable, as in every porta call.
   std::string transport(Device device) const;
   void barrier() const;
 
