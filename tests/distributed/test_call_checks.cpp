@@ -274,25 +274,42 @@ TEST_CASE("call checks: a collective that failed on one rank alone puts it a cal
   });
 }
 
-TEST_CASE("call checks: ranks on devices of different types", "[distributed]") {
-  Device gpu = porta::default_device();
+TEST_CASE("call checks: ranks on devices of different types, and over device collectives", "[distributed]") {
+  const Device gpu = porta::default_device();
   if (gpu.type == DeviceType::cpu) {
     PORTA_SKIP("needs a GPU: arrays on the CPU on one rank, on a GPU on the others");
   }
-  run_ranks([gpu](const dist::Communicator& c, Report& rep) {
+  int gpus = 0;
+  for (const Device& d : porta::devices())
+    if (d.type == gpu.type) ++gpus;
+  run_ranks([gpu, gpus](const dist::Communicator& c, Report& rep) {
     const int r = c.rank();
-    const Device mine = r == 0 ? kCpu : gpu;
+    // one GPU per rank where there are enough (NCCL/RCCL then moves the data), else shared (staged)
+    const Device own{gpu.type, (gpu.index + c.local_rank()) % gpus};
     const std::string type = porta::to_string(gpu.type);
     for (int round = 0; round < 2; ++round) {
-      auto x = porta::ones<float>(Shape{256}, mine);
+      auto x = porta::ones<float>(Shape{256}, r == 0 ? kCpu : own);
       expect_throw<porta::InvalidArgument>(
           rep, "allreduce on cpu and " + type, [&] { c.allreduce(x); },
           {ranks_pair(0, "allreduce(float32, 256, sum) on cpu", 1, "allreduce(float32, 256, sum) on " + type)});
-      // every rank on the GPU type: the device collectives are set up (after the first round)
-      auto y = porta::ones<float>(Shape{256}, gpu);
+      // every rank on the GPU type: the device collectives are set up (in the first round)
+      auto y = porta::ones<float>(Shape{256}, own);
       c.allreduce(y);
       if (y.to_vector()[0] != static_cast<float>(c.size())) rep.fail("the matched allreduce on " + type);
     }
+    // counts that differ never reach the device collective, which would wait on the GPU for ever
+    auto z = porta::ones<float>(Shape{r == 0 ? 300 : 301}, own);
+    expect_throw<porta::InvalidArgument>(
+        rep, "allreduce of 300 and 301 elements on " + type + " via " + c.transport(own), [&] { c.allreduce(z); },
+        {ranks_pair(0, "allreduce(float32, 300, sum)", 1, "allreduce(float32, 301, sum)")});
+    auto b = porta::ones<double>(Shape{64}, own);
+    expect_throw<porta::InvalidArgument>(
+        rep, "broadcast from two roots on " + type, [&] { c.broadcast(b, r == 0 ? 0 : 1); },
+        {ranks_pair(0, "broadcast(float64, 64, root 0)", 1, "broadcast(float64, 64, root 1)")});
+    auto y = porta::ones<float>(Shape{256}, own);
+    c.allreduce(y);
+    if (y.to_vector()[0] != static_cast<float>(c.size()))
+      rep.fail("the allreduce on " + type + " after the mismatches");
   });
 }
 
