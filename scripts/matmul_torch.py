@@ -8,7 +8,7 @@ also prints porta's cases from each file and their ratio to torch.
     python3 scripts/matmul_torch.py [--n 4096] [--threads 16] [--dtypes float32,float64]
                                     [--reps 10] [BENCH.json ...]
 
-Exits 0 with a message when PyTorch is not installed.
+Without PyTorch it says so and prints the benchmark files' cases alone.
 """
 import argparse
 import json
@@ -53,26 +53,27 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("bench", nargs="*", help="porta_cpu_bench --benchmark_out files to compare with")
     args = ap.parse_args()
+    torch_best = {}
     try:
         import torch
     except ImportError:
+        torch = None
         print("matmul_torch: PyTorch is not installed; nothing to time")
-        return 0
-    torch.set_num_threads(args.threads)
-    blas = [l.strip() for l in torch.__config__.show().splitlines() if "BLAS_INFO" in l or "USE_MKL" in l]
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {' '.join(blas)}")
-    names = {"float32": "f32", "float64": "f64"}
-    torch_best = {}
-    for name in args.dtypes.split(","):
-        best, med = torch_gflops(torch, args.n, getattr(torch, name), args.reps)
-        torch_best[names[name]] = best
-        print(f"torch.matmul {name} {args.n}: best {best:8.1f} GFLOP/s   median {med:8.1f} GFLOP/s")
+    if torch is not None:
+        torch.set_num_threads(args.threads)
+        blas = [l.strip() for l in torch.__config__.show().splitlines() if "BLAS_INFO" in l or "USE_MKL" in l]
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {' '.join(blas)}")
+        names = {"float32": "f32", "float64": "f64"}
+        for name in args.dtypes.split(","):
+            best, med = torch_gflops(torch, args.n, getattr(torch, name), args.reps)
+            torch_best[names[name]] = best
+            print(f"torch.matmul {name} {args.n}: best {best:8.1f} GFLOP/s   median {med:8.1f} GFLOP/s")
     for path in args.bench:
         cases, ctx = bench_cases(path, args.n)
         print(f"\n{path}: {ctx.get('cpu_blas', '')}")
         for (dt, impl), gf in sorted(cases.items()):
             ratio = f"{gf / torch_best[dt]:.2f}x torch" if dt in torch_best else ""
-            print(f"  matmul/{dt}/{impl}/{args.n}: {gf:8.1f} GFLOP/s  {ratio}")
+            print(f"  {f'matmul/{dt}/{impl}/{args.n}':28s} {gf:8.1f} GFLOP/s  {ratio}")
     return 0
 
 
