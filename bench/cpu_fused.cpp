@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused expressions on the CPU (issue 16) beside the eager operators and an OpenMP loop of the same
-// formula. Names, bytes, impls and the group: fused_bench.hpp.
+// formula, and porta's math functions (exp, log, sin, cos, tanh: group "math") beside the libm loop.
+// Names, bytes, impls and the group: fused_bench.hpp.
 #include <benchmark/benchmark.h>
 #include <porta/fuse.hpp>
 #include <porta/porta.hpp>
@@ -126,12 +127,84 @@ void register_dtype(std::int64_t n) {
   }
 }
 
+// ---- porta's math functions against the libm loop ------------------------------------------------
+// math_<fn>/<dtype>/porta: the eager map (porta/detail/math.hpp, vectorised); .../openmp: an OpenMP
+// loop calling the C library's function per element, what the CPU backend ran before. Inputs are in
+// [-4, 4) ([0, 2) + 2^-10 for log): the fast paths, where applications spend their time.
+template <class T>
+struct MathFn {
+  const char* name;
+  void (*porta)(const porta::Array<T>&, porta::Array<T>&, const porta::Stream&);
+  T (*libm)(T);
+  bool positive;
+};
+
+template <class T>
+std::vector<MathFn<T>> math_fns() {
+  return {{"exp", &porta::exp<T>, [](T v) { return std::exp(v); }, false},
+          {"log", &porta::log<T>, [](T v) { return std::log(v); }, true},
+          {"sin", &porta::sin<T>, [](T v) { return std::sin(v); }, false},
+          {"cos", &porta::cos<T>, [](T v) { return std::cos(v); }, false},
+          {"tanh", &porta::tanh<T>, [](T v) { return std::tanh(v); }, false}};
+}
+
+template <class T>
+struct MathData {
+  porta::Array<T> x, out;
+  HostBuffer<T> hx, hout;
+};
+
+template <class T>
+[[gnu::noinline]] void omp_libm(T (*f)(T), const T* x, T* o, std::int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+}
+
+template <class T>
+void math_case(benchmark::State& st, const std::string& id, const MathFn<T>& fn, bool porta_impl, std::int64_t n) {
+  auto& d = tenant<MathData<T>>(id, [&] {
+    MathData<T> m;
+    std::vector<T> x(host_random<T>(n, 0), host_random<T>(n, 0) + n);
+    for (T& v : x) v = fn.positive ? v + T(1) + T(1.0 / 1024) : v * T(4);
+    m.x = porta::Array<T>::from(x, kCpuDevice);
+    m.out = porta::full<T>(porta::Shape{n}, T(0), kCpuDevice);
+    m.hx = HostBuffer<T>(n, x.data());
+    m.hout = HostBuffer<T>(n);
+    return m;
+  });
+  for (auto _ : st) {
+    if (porta_impl) {
+      fn.porta(d.x, d.out, porta::Stream());
+      benchmark::DoNotOptimize(d.out.data());
+    } else {
+      omp_libm(fn.libm, d.hx.get(), d.hout.get(), n);
+      benchmark::ClobberMemory();
+    }
+  }
+  set_bytes(st, 2.0 * static_cast<double>(n) * sizeof(T));
+}
+
+template <class T>
+void register_math(std::int64_t n) {
+  for (const MathFn<T>& fn : math_fns<T>()) {
+    const std::string op = std::string("math_") + fn.name;
+    if (!wanted(op, "math")) continue;
+    for (const bool p : {true, false}) {
+      add(op, dtype_name<T>(), p ? "porta" : "openmp", n, [fn, p, n](benchmark::State& st, const std::string& id) {
+        math_case<T>(st, id, fn, p, n);
+      })->UseRealTime();
+    }
+  }
+}
+
 }  // namespace
 
 void register_cpu_fused() {
   for (std::int64_t n : fused_sizes()) {
     register_dtype<float>(n);
     register_dtype<double>(n);
+    register_math<float>(n);
+    register_math<double>(n);
   }
 }
 

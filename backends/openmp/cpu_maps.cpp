@@ -11,6 +11,7 @@
 #include "backends/common/elementwise_ops.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_math.hpp"
 #include "porta/detail/ops.hpp"
 
 namespace porta::detail::cpu {
@@ -227,6 +228,8 @@ porta_status unary(int dev, porta_unary_op op, porta_dtype dt, std::int64_t n, c
   if (porta_status st = check_map(dev, dt, n, x, y, "unary"); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
     return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
+  // Float and double transcendentals are porta's own functions, vectorised (cpu_math.cpp).
+  if (math_handles(op, dt)) return math_unary(op, dt, n, x, y);
   return backend::with_unary_op(op, PORTA_ERR_INVALID, [&](auto o) {
     using Op = decltype(o);
     constexpr bool transcendental = std::is_same_v<Op, ExpOp> || std::is_same_v<Op, LogOp> ||

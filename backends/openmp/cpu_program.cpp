@@ -13,6 +13,7 @@
 #include "backends/common/program.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_math.hpp"
 
 namespace porta::detail::cpu {
 namespace {
@@ -40,6 +41,14 @@ void run_block(const porta_program_op* ops, std::int32_t nops, const T* const* i
       }
       case PORTA_PROGRAM_UNARY: {
         T* a = stack[sp - 1];
+        // The eager map's functions and loops (cpu_math.cpp), so that fusing changes no bits.
+        if constexpr (std::is_floating_point_v<T>) {
+          const auto uop = static_cast<porta_unary_op>(op.arg);
+          if (math_handles(uop, std::is_same_v<T, float> ? PORTA_F32 : PORTA_F64)) {
+            math_block(uop, a, a, len);
+            break;
+          }
+        }
         backend::with_unary_op(static_cast<porta_unary_op>(op.arg), 0, [&](auto f) {
           PORTA_SIMD
           for (std::int64_t i = 0; i < len; ++i) a[i] = f(a[i]);

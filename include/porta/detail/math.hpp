@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta's own transcendental functions: exp, log, sin, cos, tanh and sigmoid in float and double.
+//
+// Why: a vendor libm (glibc on the CPU, libdevice on CUDA, ocml on ROCm) gives different last bits
+// on each device, so a program that calls exp cannot give the same bits everywhere. These functions
+// are plain C++ over IEEE-754 binary32/binary64 with round-to-nearest: every operation is one
+// correctly rounded +, -, * or / (add_rn/mul_rn of ops.hpp and div_rn below, which on a GPU are the
+// _rn intrinsics, so nvcc cannot contract them into FMAs) or exact integer work on the bits, in an
+// order the source fixes. Any IEEE machine that evaluates them as written gets the same bits. The
+// CPU backend builds them with -ffp-contract=off and without -ffast-math; that is the contract.
+//
+// How they vectorise: no calls, no tables, no data-dependent branches on the common path. Range
+// reduction rounds with the 1.5 * 2^52 trick and reads the integer out of the bits; scaling by 2^n
+// builds the exponent field with 64-bit integer adds and shifts (SSE2 has both); special cases
+// (NaN, inf, overflow, zero, sign) are selects over values computed anyway. GCC -O3 vectorises a
+// loop of them at SSE2 and at AVX2 width. sin and cos of |x| >= kTrigFastLimit need Payne-Hanek
+// reduction, which reads a table of 2/pi: *_fast gives the vectorisable path for |x| below it,
+// and the full functions branch to the large-argument path (the CPU loops run the fast path over
+// a block and fix up the rare large elements afterwards).
+//
+// float is computed in double and rounded once at the end: the double evaluation is accurate to
+// about 2^-33 relative, so the float result is the correctly rounded one except when the exact value
+// lies within that distance of a midpoint between two floats, and never more than 0.51 ulp away.
+// This is also faster than a float evaluation precise enough for 1 ulp (no double-float tricks), and
+// on every GPU porta targets (H100/H200, MI200/MI300) double runs at half the float rate.
+//
+// Accuracy (measured by tests/algorithms/test_math.cpp against long double over random and special
+// inputs; the bounds asserted there): float <= 1 ulp for all six functions (measured 0.5x); double
+// exp/log/sin/cos <= 1 ulp, tanh and sigmoid <= 2 ulp.
+//
+// Special values: a NaN input gives the canonical quiet NaN (std::numeric_limits<T>::quiet_NaN(),
+// the NaN porta's reductions return), so the bits agree across devices whose NaN payloads differ;
+// so do the invalid cases log(x < 0), sin(+-inf), cos(+-inf). exp overflows to +inf and
+// underflows through the subnormals to +0; log(+-0) = -inf, log(+inf) = +inf; sin(-0) = -0,
+// tanh(-0) = -0; tanh(+-inf) = +-1; sigmoid(+inf) = 1, sigmoid(-inf) = +0 and sigmoid(x) for very
+// negative x underflows gracefully (it is computed as e^x / (1 + e^x) there, not 1 / (1 + inf)).
+//
+// Polynomials: Taylor coefficients, each the correctly rounded value of an exact rational (1/k!,
+// 2/(2k+1)) that the compiler computes from the literals below, so there is nothing to copy and
+// nothing to trust but the series. Minimax coefficients would save two or three terms per function;
+// the degrees here were chosen so that the truncation error is below 2^-56 (double) and 2^-34 (float
+// through double) on the reduced interval.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "porta/detail/config.hpp"
+#include "porta/detail/ops.hpp"
+
+namespace porta::detail::math {
+
+// sin and cos: |x| below this takes the Cody-Waite path (n = round(x * 2/pi) < 2^20, so n times each
+// 33-bit part of pi/2 is exact); above it, and for inf and NaN, Payne-Hanek.
+inline constexpr double kTrigFastLimit = 1.5e6;
+
+namespace impl {
+
+PORTA_HOST_DEVICE inline std::uint64_t bits(double x) {
+#if PORTA_DEVICE_PASS
+  return static_cast<std::uint64_t>(__double_as_longlong(x));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+PORTA_HOST_DEVICE inline double from_bits(std::uint64_t u) {
+#if PORTA_DEVICE_PASS
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+PORTA_HOST_DEVICE inline double add(double a, double b) {
+  return add_rn(a, b);
+}
+PORTA_HOST_DEVICE inline double sub(double a, double b) {
+  return add_rn(a, -b);
+}
+PORTA_HOST_DEVICE inline double mul(double a, double b) {
+  return mul_rn(a, b);
+}
+PORTA_HOST_DEVICE inline double div(double a, double b) {
+#if PORTA_DEVICE_PASS
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+// Horner's rule c0 + z * (c1 + z * (... + z * cN)), innermost first. The coefficients are
+// arguments, not arrays: a namespace-scope array is not visible to device code.
+PORTA_HOST_DEVICE inline double horner(double, double c0) {
+  return c0;
+}
+template <class... C>
+PORTA_HOST_DEVICE inline double horner(double z, double c0, C... c) {
+  return add(c0, mul(z, horner(z, c...)));
+}
+
+// 1.5 * 2^52: (x + kRound) - kRound is x rounded to the nearest integer (ties to even) for
+// |x| < 2^51, and the low bits of x + kRound hold that integer in two's complement.
+inline constexpr double kRound = 6755399441055744.0;
+
+PORTA_HOST_DEVICE inline double round_int(double x) {
+  return sub(add(x, kRound), kRound);
+}
+
+// 2^k for an integer-valued double k in [-1022, 1023], from the bits of k + kRound.
+PORTA_HOST_DEVICE inline double pow2(double k) {
+  return from_bits((bits(add(k, kRound)) + 1023u) << 52);
+}
+
+PORTA_HOST_DEVICE inline double qnan() {
+  return from_bits(0x7ff8000000000000u);
+}  // quiet_NaN()
+PORTA_HOST_DEVICE inline double inf() {
+  return from_bits(0x7ff0000000000000u);
+}
+
+// x with the sign of s.
+PORTA_HOST_DEVICE inline double with_sign(double x, double s) {
+  const std::uint64_t sign = std::uint64_t(1) << 63;
+  return from_bits((bits(x) & ~sign) | (bits(s) & sign));
+}
+
+// ---- exp ------------------------------------------------------------------------------------------
+inline constexpr double kLog2e = 0x1.71547652b82fep+0;
+// ln 2 = kLn2Hi + kLn2Lo, kLn2Hi with 32 significant bits: n * kLn2Hi is exact for |n| < 2^21.
+inline constexpr double kLn2Hi = 0x1.62e42fee00000p-1;
+inline constexpr double kLn2Lo = 0x1.a39ef35793c76p-33;
+
+// Taylor coefficients of (e^r - 1 - r) / r^2 = 1/2! + r/3! + ...: through r^13 in double (the first
+// omitted term is below 2^-58 for |r| <= ln2/2), through r^8 for float results.
+PORTA_HOST_DEVICE inline double exp_q_d(double z) {
+  return horner(z, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
+                1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800);
+}
+PORTA_HOST_DEVICE inline double exp_q_f(double z) {
+  return horner(z, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320);
+}
+
+// e^r - 1 for |r| <= ln2/2 (plus rounding), with the float or double degree.
+template <bool Double>
+PORTA_HOST_DEVICE inline double expm1_poly(double r) {
+  const double q = Double ? exp_q_d(r) : exp_q_f(r);
+  return add(r, mul(mul(r, r), q));
+}
+
+// x = n ln2 + r, |r| <= ln2/2: n (integer-valued) and r. x must be finite and |x| < 2^20.
+PORTA_HOST_DEVICE inline double exp_reduce(double x, double* r) {
+  const double n = round_int(mul(x, kLog2e));
+  *r = sub(sub(x, mul(n, kLn2Hi)), mul(n, kLn2Lo));
+  return n;
+}
+
+// e^x; NaN gives NaN (of unspecified payload: the callers substitute the canonical one).
+template <bool Double>
+PORTA_HOST_DEVICE inline double exp_core(double x) {
+  // Clamping keeps n within the scaling's range; the clamped values still overflow to inf and
+  // underflow to 0 as x itself would (a NaN passes the comparisons unchanged).
+  double xc = x > 710.0 ? 710.0 : x;
+  xc = xc < -746.0 ? -746.0 : xc;
+  double r;
+  const double n = exp_reduce(xc, &r);
+  const double p = add(1.0, expm1_poly<Double>(r));
+  // 2^n in two factors, each within the normal range, so that a result in the subnormals is
+  // rounded once, by the last product.
+  const double n1 = round_int(mul(n, 0.5));
+  const double n2 = sub(n, n1);
+  return mul(mul(p, pow2(n1)), pow2(n2));
+}
+
+template <bool Double>
+PORTA_HOST_DEVICE inline double exp_d(double x) {
+  const double y = exp_core<Double>(x);
+  return x != x ? qnan() : y;
+}
+
+// ---- log ------------------------------------------------------------------------------------------
+// Taylor coefficients of R(z) / z for 2 atanh(s) = 2s + s R(s^2): 2/3, 2/5, ...; |s| <= 0.1716.
+PORTA_HOST_DEVICE inline double log_r_d(double z) {
+  return horner(z, 2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9, 2.0 / 11, 2.0 / 13, 2.0 / 15, 2.0 / 17, 2.0 / 19, 2.0 / 21);
+}
+PORTA_HOST_DEVICE inline double log_r_f(double z) {
+  return horner(z, 2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9, 2.0 / 11, 2.0 / 13);
+}
+
+template <bool Double>
+PORTA_HOST_DEVICE inline double log_d(double x) {
+  // Subnormals are scaled into the normal range first.
+  const bool tiny = x < 0x1p-1022;
+  const double xs = tiny ? mul(x, 0x1p54) : x;
+  // x = 2^k m with m in [sqrt(1/2), sqrt(2)): adding 1 - sqrt(1/2) to the bits carries into the
+  // exponent field exactly when the significand is at least sqrt(2)/2 * 2.
+  const std::uint64_t ix = bits(xs);
+  const std::uint64_t kb = (ix + (0x3ff0000000000000u - 0x3fe6a09e667f3bcdu)) >> 52;  // k + 1023
+  const double m = from_bits(ix - ((kb - 1023u) << 52));
+  const double k = sub(sub(from_bits(0x4330000000000000u | kb), 0x1p52), tiny ? 1077.0 : 1023.0);
+  // log(1 + f) = 2 atanh(s), s = f / (2 + f); written as f - (f^2/2 - s (f^2/2 + R)), which keeps
+  // the leading f exact (fdlibm's arrangement).
+  const double f = sub(m, 1.0);
+  const double s = div(f, add(2.0, f));
+  const double z = mul(s, s);
+  const double R = mul(z, Double ? log_r_d(z) : log_r_f(z));
+  const double hfsq = mul(mul(0.5, f), f);
+  const double y = add(mul(k, kLn2Hi), sub(f, sub(hfsq, add(mul(s, add(hfsq, R)), mul(k, kLn2Lo)))));
+  double out = x == 0.0 ? -inf() : y;
+  out = x == inf() ? inf() : out;
+  return x < 0.0 || x != x ? qnan() : out;
+}
+
+// ---- sin and cos ----------------------------------------------------------------------------------
+inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+// pi/2 = kPio2_1 + kPio2_2 + kPio2_3 + kPio2_4; the first three have 33 significant bits.
+inline constexpr double kPio2_1 = 0x1.921fb54400000p+0;
+inline constexpr double kPio2_2 = 0x1.0b4611a600000p-34;
+inline constexpr double kPio2_3 = 0x1.3198a2e000000p-69;
+inline constexpr double kPio2_4 = 0x1.b839a252049c1p-104;
+inline constexpr double kPio2Hi = 0x1.921fb54442d18p+0;
+inline constexpr double kPio2Lo = 0x1.1a62633145c07p-54;
+
+// Taylor coefficients: sin(r) = r + r^3 S(r^2), S = -1/3! + r^2/5! - ...; through r^17.
+PORTA_HOST_DEVICE inline double sin_s_d(double z) {
+  return horner(z, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800,
+                -1.0 / 1307674368000, 1.0 / 355687428096000);
+}
+// cos(r) = 1 - r^2/2 + r^4 C(r^2), C = 1/4! - r^2/6! + ...; through r^16.
+PORTA_HOST_DEVICE inline double cos_c_d(double z) {
+  return horner(z, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600, -1.0 / 87178291200,
+                1.0 / 20922789888000);
+}
+// Through r^11 and r^10 for float results.
+PORTA_HOST_DEVICE inline double sin_s_f(double z) {
+  return horner(z, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800);
+}
+PORTA_HOST_DEVICE inline double cos_c_f(double z) {
+  return horner(z, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800);
+}
+
+// a + b = s + e exactly (Knuth's TwoSum: no precondition on the magnitudes).
+PORTA_HOST_DEVICE inline double two_sum(double a, double b, double* e) {
+  const double s = add(a, b);
+  const double bb = sub(s, a);
+  *e = add(sub(a, sub(s, bb)), sub(b, bb));
+  return s;
+}
+
+// a * b = p + e exactly (Veltkamp-Dekker splitting; no FMA needed).
+PORTA_HOST_DEVICE inline double two_prod(double a, double b, double* e) {
+  const auto split = [](double v, double* vh, double* vl) {
+    const double c = mul(134217729.0, v);  // 2^27 + 1
+    *vh = sub(c, sub(c, v));
+    *vl = sub(v, *vh);
+  };
+  double ah, al, bh, bl;
+  split(a, &ah, &al);
+  split(b, &bh, &bl);
+  const double p = mul(a, b);
+  *e = add(add(add(sub(mul(ah, bh), p), mul(ah, bl)), mul(al, bh)), mul(al, bl));
+  return p;
+}
+
+// sin(rh + rl) and cos(rh + rl) for |rh| <= ~pi/4, |rl| <= ulp(rh).
+template <bool Double>
+PORTA_HOST_DEVICE inline double sin_poly(double rh, double rl) {
+  const double z = mul(rh, rh);
+  const double S = Double ? sin_s_d(z) : sin_s_f(z);
+  return add(rh, add(mul(mul(rh, z), S), mul(rl, sub(1.0, mul(0.5, z)))));
+}
+template <bool Double>
+PORTA_HOST_DEVICE inline double cos_poly(double rh, double rl) {
+  const double z = mul(rh, rh);
+  const double C = Double ? cos_c_d(z) : cos_c_f(z);
+  const double hz = mul(0.5, z);
+  const double w = sub(1.0, hz);
+  // (1 - w) - hz recovers the rounding error of w exactly.
+  return add(w, add(sub(sub(1.0, w), hz), sub(mul(mul(z, z), C), mul(rh, rl))));
+}
+
+// x = (4j + q) pi/2 + rh + rl for |x| < kTrigFastLimit; returns q in 0..3.
+PORTA_HOST_DEVICE inline unsigned trig_reduce_fast(double x, double* rh, double* rl) {
+  const double n = round_int(mul(x, kTwoOverPi));
+  const double a = sub(x, mul(n, kPio2_1));  // exact (Sterbenz)
+  double e;
+  const double h = two_sum(a, -mul(n, kPio2_2), &e);
+  const double lo = sub(sub(e, mul(n, kPio2_3)), mul(n, kPio2_4));
+  *rh = two_sum(h, lo, rl);
+  return static_cast<unsigned>(bits(add(n, kRound))) & 3u;
+}
+
+// 2/pi in 32-bit words after the binary point (2/pi = 0.a2f9836e4e441529... in hex), enough for the
+// largest double exponent plus a 224-bit window.
+PORTA_HOST_DEVICE inline std::uint32_t two_over_pi_word(int j) {
+  constexpr std::uint32_t w[40] = {0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab,
+                                   0xdebbc561, 0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e,
+                                   0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b,
+                                   0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7,
+                                   0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1,
+                                   0x1f8d5d08, 0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d};
+  return w[j];
+}
+
+// 64 bits of the little-endian 32-bit-limb integer L starting at bit pos.
+template <int N>
+PORTA_HOST_DEVICE inline std::uint64_t bits_at(const std::uint32_t (&L)[N], int pos) {
+  const int w = pos >> 5, off = pos & 31;
+  const std::uint64_t lo = (std::uint64_t(L[w + 1]) << 32) | L[w];
+  const std::uint64_t hi = L[w + 2];
+  return (lo >> off) | ((hi << 32) << (32 - off));
+}
+
+// Payne-Hanek: x = (4j + q) pi/2 + rh + rl for finite |x| >= 2^20 (any finite x >= 2^-10 works).
+// x = m 2^e with m < 2^53 an integer; the words of 2/pi before the window only add multiples of 4
+// to x * 2/pi, the 224-bit window gives the quadrant and 126 bits of the fraction, and the words
+// after it change the fraction by less than 2^-138.
+PORTA_HOST_DEVICE inline unsigned trig_reduce_large(double x, double* rh, double* rl) {
+  const std::uint64_t ix = bits(x) & ~(std::uint64_t(1) << 63);
+  const int e = static_cast<int>(ix >> 52) - 1075;
+  const std::uint64_t m = (ix & ((std::uint64_t(1) << 52) - 1)) | (std::uint64_t(1) << 52);
+  const int j0 = e >= 34 ? (e - 2) >> 5 : 0;
+  const int s = e - 32 * j0;  // value = m * W * 2^(s - 224), W the window
+  // P = m * W in 9 limbs of 32 bits.
+  std::uint32_t P[9] = {};
+  const std::uint64_t mh = m >> 32, ml = m & 0xffffffffu;
+  std::uint64_t carry = 0;
+  for (int i = 0; i < 7; ++i) {  // limb i of W is word j0 + 6 - i
+    const std::uint64_t w = two_over_pi_word(j0 + 6 - i);
+    const std::uint64_t t = ml * w + P[i] + carry;
+    P[i] = static_cast<std::uint32_t>(t);
+    carry = t >> 32;
+  }
+  P[7] = static_cast<std::uint32_t>(carry);
+  carry = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::uint64_t w = i < 7 ? two_over_pi_word(j0 + 6 - i) : 0;
+    const std::uint64_t t = mh * w + P[i + 1] + carry;
+    P[i + 1] = static_cast<std::uint32_t>(t);
+    carry = t >> 32;
+  }
+  // The binary point of P is at bit 224 - s; the quadrant is the two bits above it.
+  const int point = 224 - s;
+  const std::uint64_t hi64 = bits_at(P, point - 62);  // 2 integer bits, 62 fraction bits
+  const std::uint64_t lo64 = bits_at(P, point - 126);
+  unsigned q = static_cast<unsigned>(hi64 >> 62);
+  // The fraction as a signed 128-bit fixed-point number in [-1/2, 1/2): fractions of 1/2 and more
+  // belong to the next quadrant.
+  std::uint64_t u = (hi64 << 2) | (lo64 >> 62), v = lo64 << 2;
+  const bool neg = (u >> 63) != 0;
+  q = (q + (neg ? 1u : 0u)) & 3u;
+  if (neg) {
+    v = ~v + 1;
+    u = ~u + (v == 0 ? 1 : 0);
+  }
+  // f = u 2^-64 + v 2^-128 as fh + fl, exact to ~2^-106 relative however many leading zeros u has.
+  const double uh = static_cast<double>(u);
+  const std::uint64_t uh_int = uh >= 0x1p64 ? ~std::uint64_t(0) : static_cast<std::uint64_t>(uh);
+  const double fh = mul(uh, 0x1p-64);
+  const double fl = add(mul(static_cast<double>(static_cast<std::int64_t>(u - uh_int)), 0x1p-64),
+                        mul(static_cast<double>(v), 0x1p-128));
+  // r = (fh + fl) pi/2 in double-double.
+  double perr;
+  const double p = two_prod(fh, kPio2Hi, &perr);
+  const double tail = add(perr, add(mul(fh, kPio2Lo), mul(fl, kPio2Hi)));
+  double r_lo;
+  double r_hi = two_sum(p, tail, &r_lo);
+  if (neg) r_hi = -r_hi, r_lo = -r_lo;
+  if (x < 0) {
+    r_hi = -r_hi, r_lo = -r_lo;
+    q = (4u - q) & 3u;
+  }
+  *rh = r_hi;
+  *rl = r_lo;
+  return q;
+}
+
+// sin (Cos = false) or cos of x for |x| < kTrigFastLimit; other inputs give unspecified values.
+template <bool Double, bool Cos>
+PORTA_HOST_DEVICE inline double trig_fast(double x) {
+  double rh, rl;
+  const unsigned q = trig_reduce_fast(x, &rh, &rl) + (Cos ? 1u : 0u);
+  const double s = sin_poly<Double>(rh, rl), c = cos_poly<Double>(rh, rl);
+  // sin(x) by quadrant: sin r, cos r, -sin r, -cos r; cos(x) is sin(x + pi/2).
+  const double v = (q & 1u) ? c : s;
+  const double y = (q & 2u) ? -v : v;
+  // tiny x: sin(x) = x exactly (the reduction would turn -0 into +0).
+  return (!Cos && (x < 0x1p-27 && x > -0x1p-27)) ? x : y;
+}
+
+template <bool Double, bool Cos>
+PORTA_HOST_DEVICE inline double trig_large(double x) {
+  if (!(x - x == 0.0)) return qnan();  // inf or NaN
+  double rh, rl;
+  const unsigned q = trig_reduce_large(x, &rh, &rl) + (Cos ? 1u : 0u);
+  const double v = (q & 1u) ? cos_poly<Double>(rh, rl) : sin_poly<Double>(rh, rl);
+  return (q & 2u) ? -v : v;
+}
+
+PORTA_HOST_DEVICE inline bool trig_is_fast(double x) {
+  return x < kTrigFastLimit && x > -kTrigFastLimit;
+}
+
+// ---- tanh and sigmoid -----------------------------------------------------------------------------
+template <bool Double>
+PORTA_HOST_DEVICE inline double tanh_d(double x) {
+  // tanh |x| = E / (E + 2), E = e^(2|x|) - 1; beyond 2|x| = 40 it is 1 to far more than double
+  // precision. The clamp also keeps a NaN from reaching the scaling.
+  const double ax = x < 0 ? -x : x;
+  const double a2 = ax < 20.0 ? add(ax, ax) : 40.0;
+  double r;
+  const double n = exp_reduce(a2, &r);
+  const double t = pow2(n);
+  // E = t (e^r - 1) + (t - 1): both terms are exact (n <= 58, and t - 1 is exact up to n = 53,
+  // where the quotient is 1 anyway), so E is carried as Eh + El with only the polynomial's error.
+  double El;
+  const double Eh = two_sum(mul(t, expm1_poly<Double>(r)), sub(t, 1.0), &El);
+  if constexpr (!Double) return x != x ? qnan() : with_sign(div(Eh, add(Eh, 2.0)), x);  // 2^-40 is plenty
+  // The quotient, refined once with its exact remainder: a plain E / (E + 2) loses up to 2.4 ulp.
+  double Dl;
+  const double Dh = two_sum(Eh, 2.0, &Dl);
+  Dl = add(Dl, El);
+  const double q = div(Eh, Dh);
+  double pe;
+  const double p = two_prod(q, Dh, &pe);
+  const double rem = add(sub(sub(Eh, p), pe), sub(El, mul(q, Dl)));
+  const double y = add(q, div(rem, Dh));
+  return x != x ? qnan() : with_sign(y, x);
+}
+
+template <bool Double>
+PORTA_HOST_DEVICE inline double sigmoid_d(double x) {
+  // With e = e^-|x| in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) for x < 0. No overflow, and a
+  // very negative x underflows gradually as e^x does.
+  const double ax = x < 0 ? -x : x;
+  const double e = exp_core<Double>(-ax);
+  const double num = x < 0 ? e : 1.0;
+  double dl;
+  const double d = two_sum(1.0, e, &dl);
+  double y = div(num, d);
+  if constexpr (Double) {  // refined once with its exact remainder, as in tanh: 2.1 ulp -> 1.5
+    double pe;
+    const double p = two_prod(y, d, &pe);
+    y = add(y, div(sub(sub(sub(num, p), pe), mul(y, dl)), d));
+  }
+  return x != x ? qnan() : y;
+}
+
+}  // namespace impl
+
+// ---- the functions --------------------------------------------------------------------------------
+// float results are the double evaluation rounded once (see the top of this file).
+#define PORTA_DETAIL_MATH_UNARY(name, body)                               \
+  PORTA_HOST_DEVICE inline double name(double x) {                        \
+    return impl::body<true>(x);                                           \
+  }                                                                       \
+  PORTA_HOST_DEVICE inline float name(float x) {                          \
+    return static_cast<float>(impl::body<false>(static_cast<double>(x))); \
+  }
+PORTA_DETAIL_MATH_UNARY(exp, exp_d)
+PORTA_DETAIL_MATH_UNARY(log, log_d)
+PORTA_DETAIL_MATH_UNARY(tanh, tanh_d)
+PORTA_DETAIL_MATH_UNARY(sigmoid, sigmoid_d)
+#undef PORTA_DETAIL_MATH_UNARY
+
+// sin and cos for |x| < kTrigFastLimit, branch-free (vectorisable); unspecified elsewhere.
+PORTA_HOST_DEVICE inline double sin_fast(double x) {
+  return impl::trig_fast<true, false>(x);
+}
+PORTA_HOST_DEVICE inline float sin_fast(float x) {
+  return static_cast<float>(impl::trig_fast<false, false>(static_cast<double>(x)));
+}
+PORTA_HOST_DEVICE inline double cos_fast(double x) {
+  return impl::trig_fast<true, true>(x);
+}
+PORTA_HOST_DEVICE inline float cos_fast(float x) {
+  return static_cast<float>(impl::trig_fast<false, true>(static_cast<double>(x)));
+}
+
+template <class T>
+PORTA_HOST_DEVICE inline bool trig_is_fast(T x) {
+  return impl::trig_is_fast(static_cast<double>(x));
+}
+
+// sin and cos of every x: the fast path, or Payne-Hanek for |x| >= kTrigFastLimit, inf and NaN.
+PORTA_HOST_DEVICE inline double sin(double x) {
+  return impl::trig_is_fast(x) ? sin_fast(x) : impl::trig_large<true, false>(x);
+}
+PORTA_HOST_DEVICE inline float sin(float x) {
+  const double d = x;
+  return static_cast<float>(impl::trig_is_fast(d) ? impl::trig_fast<false, false>(d)
+                                                  : impl::trig_large<false, false>(d));
+}
+PORTA_HOST_DEVICE inline double cos(double x) {
+  return impl::trig_is_fast(x) ? cos_fast(x) : impl::trig_large<true, true>(x);
+}
+PORTA_HOST_DEVICE inline float cos(float x) {
+  const double d = x;
+  return static_cast<float>(impl::trig_is_fast(d) ? impl::trig_fast<false, true>(d) : impl::trig_large<false, true>(d));
+}
+
+}  // namespace porta::detail::math

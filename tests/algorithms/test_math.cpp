@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta's own math functions (porta/detail/math.hpp): accuracy against long double (64-bit
+// significand, 11 bits beyond double) over random and special inputs, the special values, the hard
+// cases of trigonometric range reduction, and that the CPU backend's maps and fused expressions give
+// exactly the functions' bits.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "porta/detail/math.hpp"
+#include "porta/fuse.hpp"
+#include "support/support.hpp"
+
+namespace pm = porta::detail::math;
+using porta::Array;
+
+namespace {
+
+// |y - ref| in units of T's ulp at ref (the subnormal ulp below the normal range). An overflow to
+// inf where the exact value is beyond T's range counts as correct; NaN must meet NaN.
+template <class T>
+long double ulp_error(T y, long double ref) {
+  if (std::isnan(ref)) return std::isnan(y) ? 0 : 1e30L;
+  if (std::isnan(y)) return 1e30L;
+  if (std::isinf(y) || std::isinf(ref)) {
+    if (y == ref) return 0;
+    const long double big = std::numeric_limits<T>::max();
+    return (std::isinf(y) && std::fabs(ref) > big && std::signbit(y) == std::signbit(ref)) ? 0 : 1e30L;
+  }
+  int e = 0;
+  std::frexp(ref, &e);
+  e = std::max(e, std::numeric_limits<T>::min_exponent);
+  const long double ulp = std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
+  return std::fabs(static_cast<long double>(y) - ref) / ulp;
+}
+
+template <class T>
+struct Fn {
+  const char* name;
+  T (*f)(T);
+  long double (*ref)(long double);
+  double bound;  // asserted max ulp
+};
+
+long double sigmoid_ref(long double x) {
+  return 1.0L / (1.0L + std::exp(-x));
+}
+
+template <class T>
+std::vector<Fn<T>> functions() {
+  constexpr bool d = std::is_same_v<T, double>;
+  return {
+      {"exp", [](T x) { return pm::exp(x); }, [](long double x) { return std::exp(x); }, 1.0},
+      {"log", [](T x) { return pm::log(x); }, [](long double x) { return std::log(x); }, 1.0},
+      {"sin", [](T x) { return pm::sin(x); }, [](long double x) { return std::sin(x); }, 1.0},
+      {"cos", [](T x) { return pm::cos(x); }, [](long double x) { return std::cos(x); }, 1.0},
+      {"tanh", [](T x) { return pm::tanh(x); }, [](long double x) { return std::tanh(x); }, d ? 2.0 : 1.0},
+      {"sigmoid", [](T x) { return pm::sigmoid(x); }, sigmoid_ref, d ? 2.0 : 1.0},
+  };
+}
+
+// Random inputs: uniform over [lo, hi], and log-uniform magnitudes of both signs over [tiny, big].
+template <class T>
+std::vector<T> inputs(std::uint64_t seed, T lo, T hi, T tiny, T big, int n) {
+  std::mt19937_64 g(seed);
+  std::vector<T> v;
+  std::uniform_real_distribution<double> u(static_cast<double>(lo), static_cast<double>(hi));
+  std::uniform_real_distribution<double> l(std::log2(static_cast<double>(tiny)), std::log2(static_cast<double>(big)));
+  for (int i = 0; i < n; ++i) {
+    v.push_back(static_cast<T>(u(g)));
+    const T m = static_cast<T>(std::exp2(l(g)));
+    v.push_back((g() & 1) ? -m : m);
+  }
+  return v;
+}
+
+template <class T>
+void check_accuracy(const Fn<T>& fn, const std::vector<T>& xs) {
+  long double worst = 0;
+  T at = 0;
+  for (T x : xs) {
+    const long double e = ulp_error(fn.f(x), fn.ref(static_cast<long double>(x)));
+    if (e > worst) worst = e, at = x;
+  }
+  INFO(fn.name << " worst " << static_cast<double>(worst) << " ulp at " << porta_test::show(at) << " over " << xs.size()
+               << " inputs");
+  CHECK(worst <= fn.bound);
+}
+
+template <class T>
+std::uint64_t bits_of(T x) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, &x, sizeof x);
+  return u;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("math: accuracy against long double on random inputs", "[math]", float, double) {
+  using T = TestType;
+  const T big = std::numeric_limits<T>::max(), den = std::numeric_limits<T>::denorm_min();
+  const int n = 100000;
+  for (const Fn<T>& fn : functions<T>()) {
+    const std::string name = fn.name;
+    if (name == "exp") {
+      check_accuracy(fn, inputs<T>(1, T(-760), T(720), T(1e-30), T(800), n));
+      check_accuracy(fn, inputs<T>(2, T(-1), T(1), den, T(1), n));
+    } else if (name == "log") {
+      check_accuracy(fn, inputs<T>(3, T(0.5), T(2), den, big, n));
+      check_accuracy(fn, inputs<T>(4, T(0.999), T(1.001), T(1e-10), T(10), n));
+    } else if (name == "sin" || name == "cos") {
+      check_accuracy(fn, inputs<T>(5, T(-10), T(10), T(1e-10), T(2e6), n));
+      check_accuracy(fn, inputs<T>(6, T(-1e7), T(1e7), T(1e6), big, n));  // Payne-Hanek
+    } else {
+      check_accuracy(fn, inputs<T>(7, T(-40), T(40), den, T(800), n));
+      check_accuracy(fn, inputs<T>(8, T(-1), T(1), T(1e-12), T(1), n));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("math: special values", "[math][ieee]", float, double) {
+  using T = TestType;
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const T big = std::numeric_limits<T>::max(), den = std::numeric_limits<T>::denorm_min();
+  const std::uint64_t canonical = bits_of(nan);
+  for (const T x : {nan, -nan}) {
+    for (const Fn<T>& fn : functions<T>()) {
+      INFO(fn.name);
+      CHECK(bits_of(fn.f(x)) == canonical);
+    }
+  }
+  CHECK(pm::exp(T(0)) == T(1));
+  CHECK(pm::exp(T(-0.0)) == T(1));
+  CHECK(pm::exp(inf) == inf);
+  CHECK(pm::exp(-inf) == T(0));
+  CHECK(pm::exp(big) == inf);
+  CHECK(pm::exp(-big) == T(0));
+  CHECK(!std::signbit(pm::exp(-big)));
+  // The smallest subnormal and its neighbours: e^x rounds through the subnormal range.
+  const T lo = std::is_same_v<T, float> ? T(-103.27893f) : T(-745.13321910194110842);
+  CHECK(pm::exp(lo) == den);
+  CHECK(ulp_error(pm::exp(T(1)), 2.718281828459045235360287L) <= 1.0L);
+  CHECK(pm::log(T(1)) == T(0));
+  CHECK(!std::signbit(pm::log(T(1))));
+  CHECK(pm::log(T(0)) == -inf);
+  CHECK(pm::log(T(-0.0)) == -inf);
+  CHECK(pm::log(inf) == inf);
+  CHECK(bits_of(pm::log(T(-1))) == canonical);
+  CHECK(bits_of(pm::log(-inf)) == canonical);
+  CHECK(bits_of(pm::log(-den)) == canonical);
+  CHECK(pm::log(den) == static_cast<T>(std::log(static_cast<long double>(den))));
+  CHECK(pm::sin(T(0)) == T(0));
+  CHECK(std::signbit(pm::sin(T(-0.0))));
+  CHECK(pm::sin(-den) == -den);
+  CHECK(pm::cos(T(0)) == T(1));
+  CHECK(pm::cos(T(-0.0)) == T(1));
+  for (const T x : {inf, -inf}) {
+    CHECK(bits_of(pm::sin(x)) == canonical);
+    CHECK(bits_of(pm::cos(x)) == canonical);
+  }
+  CHECK(pm::tanh(T(0)) == T(0));
+  CHECK(std::signbit(pm::tanh(T(-0.0))));
+  CHECK(pm::tanh(den) == den);
+  CHECK(pm::tanh(inf) == T(1));
+  CHECK(pm::tanh(-inf) == T(-1));
+  CHECK(pm::tanh(big) == T(1));
+  CHECK(pm::sigmoid(T(0)) == T(0.5));
+  CHECK(pm::sigmoid(inf) == T(1));
+  CHECK(pm::sigmoid(-inf) == T(0));
+  CHECK(pm::sigmoid(big) == T(1));
+  // Gradual underflow: sigmoid(x) ~ e^x for very negative x, not 1 / (1 + inf) = 0.
+  const T neg = std::is_same_v<T, float> ? T(-95) : T(-720);
+  CHECK(pm::sigmoid(neg) > T(0));
+  CHECK(ulp_error(pm::sigmoid(neg), sigmoid_ref(neg)) <= 1.0L);
+}
+
+TEST_CASE("math: sin and cos where range reduction cancels", "[math]") {
+  // The doubles nearest k pi/2 (the reduced argument is then tiny, so every bit of pi/2 the
+  // reduction uses shows), on both paths, and the double whose reduction is the hardest known:
+  // 6381956970095103 * 2^797 is within 2^-60.9 of a multiple of pi/2.
+  std::vector<double> xs = {std::ldexp(6381956970095103.0, 797), -std::ldexp(6381956970095103.0, 797),
+                            5.319372648326541e+255, 1e22, 1e300};
+  const long double pio2 = 1.5707963267948966192313216916397514L;
+  for (long k = 1; k < (1L << 22); k = k * 3 / 2 + 1) {
+    const double x = static_cast<double>(static_cast<long double>(k) * pio2);
+    xs.push_back(x);
+    xs.push_back(std::nextafter(x, 0.0));
+    xs.push_back(-x);
+  }
+  for (const Fn<double>& fn : functions<double>()) {
+    const std::string name = fn.name;
+    if (name == "sin" || name == "cos") check_accuracy(fn, xs);
+  }
+  std::vector<float> fs;
+  for (long k = 1; k < (1L << 26); k = k * 5 / 4 + 1) {
+    const float x = static_cast<float>(static_cast<long double>(k) * pio2);
+    fs.push_back(x);
+    fs.push_back(std::nextafter(x, 0.0f));
+  }
+  for (const Fn<float>& fn : functions<float>()) {
+    const std::string name = fn.name;
+    if (name == "sin" || name == "cos") check_accuracy(fn, fs);
+  }
+}
+
+// The CPU's maps and fused expressions run these functions (vectorised, built per ISA): every
+// element must have exactly the scalar function's bits, across block boundaries, with large
+// arguments of sin and cos in some blocks, specials, and in place.
+TEMPLATE_TEST_CASE("math: the CPU maps give the functions' bits", "[math][map]", float, double) {
+  using T = TestType;
+  const porta::Device cpu(porta::DeviceType::cpu);
+  const std::int64_t n = 5000;
+  std::vector<T> h = inputs<T>(9, T(-30), T(30), T(1e-20), T(100), static_cast<int>(n / 2));
+  h[7] = std::numeric_limits<T>::infinity();
+  h[300] = std::numeric_limits<T>::quiet_NaN();
+  h[1000] = T(3e7);  // sin/cos: this block goes element by element through Payne-Hanek
+  h[4999] = T(-1e30);
+  const Array<T> x = Array<T>::from(h, cpu);
+  const auto expect = [&](T (*f)(T)) {
+    std::vector<T> r(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) r[i] = f(h[i]);
+    return r;
+  };
+  const auto same_bits = [](const std::vector<T>& got, const std::vector<T>& want) {
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("element " << i);
+      REQUIRE(bits_of(got[i]) == bits_of(want[i]));
+    }
+  };
+  same_bits(porta::exp(x).to_vector(), expect([](T v) { return pm::exp(v); }));
+  same_bits(porta::log(porta::abs(x)).to_vector(), expect([](T v) { return pm::log(std::fabs(v)); }));
+  same_bits(porta::sin(x).to_vector(), expect([](T v) { return pm::sin(v); }));
+  same_bits(porta::cos(x).to_vector(), expect([](T v) { return pm::cos(v); }));
+  same_bits(porta::tanh(x).to_vector(), expect([](T v) { return pm::tanh(v); }));
+  same_bits(porta::sigmoid(x).to_vector(), expect([](T v) { return pm::sigmoid(v); }));
+  // Fused, interpreted (scalars included): sin(x) * cos(2 x) + exp(-1).
+  const auto lx = porta::lazy(x);
+  const Array<T> fused = porta::sin(lx) * porta::cos(lx * T(2)) + T(pm::exp(T(-1)));
+  std::vector<T> want(h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) want[i] = pm::sin(h[i]) * pm::cos(h[i] * T(2)) + pm::exp(T(-1));
+  same_bits(fused.to_vector(), want);
+  // In place.
+  Array<T> y = Array<T>::from(h, cpu);
+  porta::sin(y, y);
+  same_bits(y.to_vector(), expect([](T v) { return pm::sin(v); }));
+}
