@@ -8,6 +8,9 @@
 //   openmp-mt    random: each OpenMP thread its own std::mt19937_64 (seeded by thread number) and
 //                std::uniform_real_distribution / std::normal_distribution (bits depend on the
 //                thread count and the standard library)
+//   copy         porta::copy of n elements, counted as one read and one write per element: the
+//                bandwidth the machine streams, which porta/copy turns into the fraction of it a
+//                scan (read + write) or a random fill (write only) reaches
 //
 // porta allocates each result (from its pool), as its API does; the peers write into a buffer made
 // once. Names, bytes and groups: scan_random_bench.hpp.
@@ -51,6 +54,25 @@ struct ScanData {
   HostBuffer<T> hx, hy;
 };
 
+// The copy peer: n elements read and n written, whatever the op counts as its bytes.
+template <class T>
+struct CopyData {
+  porta::Array<T> x, out;
+};
+
+template <class T>
+void copy_case(benchmark::State& st, const std::string& id, std::int64_t n) {
+  auto& d = tenant<CopyData<T>>(id, [&] {
+    return CopyData<T>{porta::full<T>(porta::Shape{n}, T(1), kCpuDevice),
+                       porta::full<T>(porta::Shape{n}, T(0), kCpuDevice)};
+  });
+  for (auto _ : st) {
+    porta::copy(d.x, d.out);
+    benchmark::ClobberMemory();
+  }
+  set_bytes(st, 2.0 * static_cast<double>(n) * sizeof(T));
+}
+
 template <class T>
 ScanData<T> make_scan_data(std::int64_t n) {
   ScanData<T> d;
@@ -87,6 +109,10 @@ template <class T>
 
 template <class T>
 void scan_case(benchmark::State& st, const std::string& id, const std::string& impl, std::int64_t n) {
+  if (impl == "copy") {
+    copy_case<T>(st, id, n);
+    return;
+  }
   auto& d = tenant<ScanData<T>>(id, [&] { return make_scan_data<T>(n); });
   if (impl == "porta") {
     for (auto _ : st) {
@@ -130,6 +156,10 @@ template <class T, bool Normal>
 template <class T, bool Normal>
 void random_case(benchmark::State& st, const std::string& id, const std::string& impl, std::int64_t n) {
   std::uint64_t seed = 1;
+  if (impl == "copy") {
+    copy_case<T>(st, id, n);
+    return;
+  }
   if (impl == "porta") {
     auto& out = tenant<porta::Array<T>>(id, [&] { return porta::full<T>(porta::Shape{n}, T(0), kCpuDevice); });
     for (auto _ : st) {
@@ -155,7 +185,7 @@ void register_dtype(std::int64_t n) {
   const char* dt = dtype_name<T>();
   std::vector<benchmark::internal::Benchmark*> added;
   if (wanted("cumsum", "scan")) {
-    for (const char* impl : {"porta", "openmp", "std-serial"}) {
+    for (const char* impl : {"porta", "openmp", "std-serial", "copy"}) {
       const std::string im = impl;
       added.push_back(add("cumsum", dt, im, n,
                           [im, n](benchmark::State& st, const std::string& id) { scan_case<T>(st, id, im, n); }));
@@ -164,7 +194,7 @@ void register_dtype(std::int64_t n) {
   for (const bool normal : {false, true}) {
     const std::string op = normal ? "random_normal" : "random_uniform";
     if (!wanted(op, "random")) continue;
-    for (const char* impl : {"porta", "openmp-mt"}) {
+    for (const char* impl : {"porta", "openmp-mt", "copy"}) {
       const std::string im = impl;
       added.push_back(add(op, dt, im, n, [im, n, normal](benchmark::State& st, const std::string& id) {
         if (normal) {

@@ -335,6 +335,8 @@ def target_rows(run):
                 None if r is None else r >= KERNEL_TARGET))
         at_largest(MAP_OPS, "openmp", 0.95, "map ≥ 0.95× OpenMP loop")
         at_largest(REDUCE_OPS, "openmp", 0.9, "reduce ≥ 0.9× OpenMP loop")
+        at_largest(["cumsum", "random_uniform", "random_normal"], "copy", 0.6,
+                   "scan (read + write) and random (write) ≥ 0.6× the GB/s of a copy (read + write)")
         _, peers = run.impls("matmul")
         blas = next((p for p in peers if p in ("openblas", "blas")), None)
         if blas:
