@@ -4,9 +4,10 @@
 // bits do not depend on the thread count and equal the GPU's.
 //
 // Philox is the cost: ten rounds of two 32 x 32 -> 64-bit multiplies per block, five per 32-bit
-// word. On x86-64 four blocks run side by side in SSE2 lanes (pmuludq gives two 64-bit products per
-// instruction), and the uniform maps run on the same vectors: integer shifts and exact conversions,
-// so the values are the scalar definition's bit for bit. Normals take their words from the same
+// word. On x86-64 eight blocks run side by side in AVX2 lanes where the CPU has them, else four in
+// SSE2 lanes (pmuludq gives a 64-bit product per pair of lanes), and the uniform maps run on the
+// same vectors: integer shifts and exact conversions, so the values are the scalar definition's bit
+// for bit. Normals take their words from the same
 // vector code and map them with philox.hpp's own log and sin/cos, unchanged.
 #include <algorithm>
 #include <cstdint>
@@ -17,9 +18,19 @@
 #else
 #define PORTA_RANDOM_SSE2 0
 #endif
+// AVX2 (eight blocks a vector) is compiled per function and chosen at run time: porta is built for
+// baseline x86-64.
+#if PORTA_RANDOM_SSE2 && defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define PORTA_RANDOM_AVX2 1
+#define PORTA_TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define PORTA_RANDOM_AVX2 0
+#endif
 
 #include "backends/common/scan_random_checks.hpp"
 #include "cpu_common.hpp"
+#include "cpu_isa.hpp"
 #include "cpu_kernels.hpp"
 #include "porta/detail/philox.hpp"
 
@@ -157,24 +168,160 @@ void fill_x4(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t
 
 #endif
 
+#if PORTA_RANDOM_AVX2
+
+// philox_x4 on eight blocks: every shuffle and unpack works within 128-bit halves, so each half is
+// the SSE2 code's four blocks.
+PORTA_TARGET_AVX2 void mul_x8(__m256i a, __m256i m, __m256i& p_lo, __m256i& p_hi) {
+  const __m256i e = _mm256_shuffle_epi32(_mm256_mul_epu32(a, m), _MM_SHUFFLE(3, 1, 2, 0));
+  const __m256i o = _mm256_shuffle_epi32(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), m), _MM_SHUFFLE(3, 1, 2, 0));
+  p_lo = _mm256_unpacklo_epi32(e, o);
+  p_hi = _mm256_unpackhi_epi32(e, o);
+}
+
+PORTA_TARGET_AVX2 void philox_x8(const RoundKeys& keys, std::uint64_t stream, std::uint64_t first, __m256i w[4]) {
+  std::uint32_t lo[8], hi[8];
+  for (int i = 0; i < 8; ++i) {
+    lo[i] = static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(i));
+    hi[i] = static_cast<std::uint32_t>((first + static_cast<std::uint64_t>(i)) >> 32);
+  }
+  __m256i c0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo));
+  __m256i c1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi));
+  __m256i c2 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream)));
+  __m256i c3 = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream >> 32)));
+  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(philox::kM0));
+  const __m256i m1 = _mm256_set1_epi32(static_cast<int>(philox::kM1));
+  for (int r = 0; r < 10; ++r) {
+    __m256i p0_lo, p0_hi, p1_lo, p1_hi;
+    mul_x8(c0, m0, p0_lo, p0_hi);
+    mul_x8(c2, m1, p1_lo, p1_hi);
+    c0 = _mm256_xor_si256(_mm256_xor_si256(p1_hi, c1), _mm256_broadcastsi128_si256(keys.k[2 * r]));
+    c1 = p1_lo;
+    c2 = _mm256_xor_si256(_mm256_xor_si256(p0_hi, c3), _mm256_broadcastsi128_si256(keys.k[2 * r + 1]));
+    c3 = p0_lo;
+  }
+  w[0] = c0;
+  w[1] = c1;
+  w[2] = c2;
+  w[3] = c3;
+}
+
+template <bool Nt>
+PORTA_TARGET_AVX2 void put8(float* p, __m256 v) {
+  if constexpr (Nt) {
+    _mm256_stream_ps(p, v);
+  } else {
+    _mm256_storeu_ps(p, v);
+  }
+}
+template <bool Nt>
+PORTA_TARGET_AVX2 void put8(double* p, __m256d v) {
+  if constexpr (Nt) {
+    _mm256_stream_pd(p, v);
+  } else {
+    _mm256_storeu_pd(p, v);
+  }
+}
+
+template <bool Nt>
+PORTA_TARGET_AVX2 void uniform_x8(const __m256i w[4], float* y) {
+  const __m256 scale = _mm256_set1_ps(5.9604644775390625e-08f);
+  __m256 v[4];
+  for (int j = 0; j < 4; ++j) v[j] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(w[j], 8)), scale);
+  // Word-major to block-major: r[b] holds block b in its low half and block b + 4 in its high one.
+  const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  const __m256 r0 = _mm256_shuffle_ps(t0, t2, 0x44), r1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 r2 = _mm256_shuffle_ps(t1, t3, 0x44), r3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  put8<Nt>(y, _mm256_permute2f128_ps(r0, r1, 0x20));
+  put8<Nt>(y + 8, _mm256_permute2f128_ps(r2, r3, 0x20));
+  put8<Nt>(y + 16, _mm256_permute2f128_ps(r0, r1, 0x31));
+  put8<Nt>(y + 24, _mm256_permute2f128_ps(r2, r3, 0x31));
+}
+
+PORTA_TARGET_AVX2 __m256d uniform53_x8(__m256i hi_lo) {
+  const __m256i k = _mm256_srli_epi64(hi_lo, 11);
+  const __m256i bias = _mm256_set1_epi64x(0x4330000000000000LL);
+  const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
+  const __m256d dlo = _mm256_sub_pd(
+      _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(k, _mm256_set1_epi64x(0xFFFFFFFFLL)), bias)), two52);
+  const __m256d dhi = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(k, 32), bias)), two52);
+  const __m256d v = _mm256_add_pd(_mm256_mul_pd(dhi, _mm256_set1_pd(4294967296.0)), dlo);
+  return _mm256_mul_pd(v, _mm256_set1_pd(1.1102230246251565404236316680908203125e-16));
+}
+
+template <bool Nt>
+PORTA_TARGET_AVX2 void uniform_x8(const __m256i w[4], double* y) {
+  // Halves: blocks 0, 1 | 4, 5 from the low words, 2, 3 | 6, 7 from the high ones.
+  const __m256d a01 = uniform53_x8(_mm256_unpacklo_epi32(w[1], w[0]));
+  const __m256d a23 = uniform53_x8(_mm256_unpackhi_epi32(w[1], w[0]));
+  const __m256d b01 = uniform53_x8(_mm256_unpacklo_epi32(w[3], w[2]));
+  const __m256d b23 = uniform53_x8(_mm256_unpackhi_epi32(w[3], w[2]));
+  const __m256d u0 = _mm256_unpacklo_pd(a01, b01), u1 = _mm256_unpackhi_pd(a01, b01);
+  const __m256d u2 = _mm256_unpacklo_pd(a23, b23), u3 = _mm256_unpackhi_pd(a23, b23);
+  put8<Nt>(y, _mm256_permute2f128_pd(u0, u1, 0x20));
+  put8<Nt>(y + 4, _mm256_permute2f128_pd(u2, u3, 0x20));
+  put8<Nt>(y + 8, _mm256_permute2f128_pd(u0, u1, 0x31));
+  put8<Nt>(y + 12, _mm256_permute2f128_pd(u2, u3, 0x31));
+}
+
+// fill_x4 eight blocks at a time; y + b0 * per must be 32-byte aligned when Nt.
+template <class T, bool Normal, bool Nt>
+PORTA_TARGET_AVX2 void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream,
+                               std::uint64_t offset, T* y) {
+  constexpr std::int64_t per = philox::kPerBlock<T>;
+  const RoundKeys keys(seed);
+  for (std::int64_t b = b0; b < b1; b += 8) {
+    __m256i w[4];
+    philox_x8(keys, stream, offset + static_cast<std::uint64_t>(b), w);
+    if constexpr (Normal) {
+      alignas(32) std::uint32_t words[4][8];
+      for (int j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(words[j]), w[j]);
+      for (int i = 0; i < 8; ++i) {
+        philox::block_values<T, true>(philox::Words{{words[0][i], words[1][i], words[2][i], words[3][i]}},
+                                      y + (b + i) * per);
+      }
+    } else {
+      uniform_x8<Nt>(w, y + b * per);
+    }
+  }
+  if constexpr (Nt) _mm_sfence();
+}
+
+#endif
+
 template <class T, bool Normal>
 void fill_random(std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::uint64_t offset, T* y) {
   constexpr std::int64_t per = philox::kPerBlock<T>;
   const std::int64_t blocks = (n + per - 1) / per;
   const std::int64_t whole = n / per;  // blocks whose values all land in y
   const bool nt = !Normal && n * static_cast<std::int64_t>(sizeof(T)) >= kStreamBytes &&
-                  (reinterpret_cast<std::uintptr_t>(y) & 15) == 0;
+                  (reinterpret_cast<std::uintptr_t>(y) & 31) == 0;
+#if PORTA_RANDOM_AVX2
+  const bool avx2 = cpu_isa().avx2;
+#endif
   // A block costs about what a transcendental map costs per element. Ranges start at multiples of
   // 16 blocks (parallel_ranges' alignment), so an aligned y stays aligned for the streaming stores.
   parallel_ranges(blocks, kGrainTranscendental / per, [&](std::int64_t b0, std::int64_t b1) {
     std::int64_t b = b0;
-#if PORTA_RANDOM_SSE2
-    const std::int64_t e4 = b0 + (std::min(b1, whole) - b0) / 4 * 4;
-    if (e4 > b0) {
+#if PORTA_RANDOM_AVX2
+    const std::int64_t e8 = b0 + std::max<std::int64_t>(0, std::min(b1, whole) - b0) / 8 * 8;
+    if (avx2 && e8 > b0) {
       if (nt) {
-        fill_x4<T, Normal, true>(b0, e4, seed, stream, offset, y);
+        fill_x8<T, Normal, true>(b0, e8, seed, stream, offset, y);
       } else {
-        fill_x4<T, Normal, false>(b0, e4, seed, stream, offset, y);
+        fill_x8<T, Normal, false>(b0, e8, seed, stream, offset, y);
+      }
+      b = e8;
+    }
+#endif
+#if PORTA_RANDOM_SSE2
+    const std::int64_t e4 = b + std::max<std::int64_t>(0, std::min(b1, whole) - b) / 4 * 4;
+    if (e4 > b) {
+      if (nt) {
+        fill_x4<T, Normal, true>(b, e4, seed, stream, offset, y);
+      } else {
+        fill_x4<T, Normal, false>(b, e4, seed, stream, offset, y);
       }
       b = e4;
     }
