@@ -7,8 +7,9 @@
 // word. On x86-64 eight blocks run side by side in AVX2 lanes where the CPU has them, else four in
 // SSE2 lanes (pmuludq gives a 64-bit product per pair of lanes), and the uniform maps run on the
 // same vectors: integer shifts and exact conversions, so the values are the scalar definition's bit
-// for bit. Normals take their words from the same
-// vector code and map them with philox.hpp's own log and sin/cos, unchanged.
+// for bit. Float normals on AVX2+FMA run philox.hpp's log and sin/cos on vectors, operation for
+// operation; double normals take their words from the vector code and map them with philox.hpp's
+// scalar functions.
 #include <algorithm>
 #include <cstdint>
 
@@ -24,6 +25,7 @@
 #include <immintrin.h>
 #define PORTA_RANDOM_AVX2 1
 #define PORTA_TARGET_AVX2 __attribute__((target("avx2")))
+#define PORTA_TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
 #else
 #define PORTA_RANDOM_AVX2 0
 #endif
@@ -265,15 +267,94 @@ PORTA_TARGET_AVX2 void uniform_x8(const __m256i w[4], double* y) {
   put8<Nt>(y + 12, _mm256_permute2f128_pd(u2, u3, 0x31));
 }
 
+// Float normals of eight blocks, philox.hpp's box_muller on vectors: the same operations in the same
+// order (its fma_rn are vfmadd, its / and sqrt correctly rounded as the scalar ones are), with its
+// branches as blends, so the bits are the scalar function's.
+PORTA_TARGET_AVX2_FMA __m256 log_unit_x8(__m256 u) {
+  const __m256i bits = _mm256_castps_si256(u);
+  __m256i e = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(127));
+  __m256 m = _mm256_castsi256_ps(
+      _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFF)), _mm256_set1_epi32(0x3F800000)));
+  const __m256 big = _mm256_cmp_ps(m, _mm256_set1_ps(float(1.41421356237309504880)), _CMP_GT_OQ);
+  m = _mm256_blendv_ps(m, _mm256_mul_ps(m, _mm256_set1_ps(0.5f)), big);
+  e = _mm256_sub_epi32(e, _mm256_castps_si256(big));  // mask lanes are -1
+  const __m256 f = _mm256_sub_ps(m, _mm256_set1_ps(1.0f));
+  const __m256 s = _mm256_div_ps(f, _mm256_add_ps(m, _mm256_set1_ps(1.0f)));
+  const __m256 z = _mm256_mul_ps(s, s);
+  __m256 p = _mm256_set1_ps(float(2.0 / 13));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(float(2.0 / 11)));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(float(2.0 / 9)));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(float(2.0 / 7)));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(float(2.0 / 5)));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(float(2.0 / 3)));
+  const __m256 lnm = _mm256_fmadd_ps(_mm256_mul_ps(s, z), p, _mm256_add_ps(s, s));
+  const __m256 fe = _mm256_cvtepi32_ps(e);
+  return _mm256_fmadd_ps(fe, _mm256_set1_ps(float(0.693138122558593750)),
+                         _mm256_fmadd_ps(fe, _mm256_set1_ps(float(9.0580013515594172321e-06)), lnm));
+}
+
+// {r cos, r sin} of Box-Muller from 24-bit integers a (radius) and b (angle).
+PORTA_TARGET_AVX2_FMA void box_muller_x8(__m256i a, __m256i b, __m256& out_cos, __m256& out_sin) {
+  const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(a, _mm256_set1_epi32(1))),
+                                 _mm256_set1_ps(5.9604644775390625e-08f));
+  const __m256 r = _mm256_sqrt_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), log_unit_x8(u)));
+  const __m256i qn = _mm256_srli_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(1 << 21)), 22);
+  const __m256i rr = _mm256_sub_epi32(b, _mm256_slli_epi32(qn, 22));
+  const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(rr), _mm256_set1_ps(5.9604644775390625e-08f));
+  const __m256 f2 = _mm256_mul_ps(f, f);
+  __m256 s = _mm256_set1_ps(float(42.05869394489765314));
+  s = _mm256_fmadd_ps(s, f2, _mm256_set1_ps(float(-76.70585975306138584)));
+  s = _mm256_fmadd_ps(s, f2, _mm256_set1_ps(float(81.60524927607505420)));
+  s = _mm256_fmadd_ps(s, f2, _mm256_set1_ps(float(-41.34170224039976023)));
+  s = _mm256_fmadd_ps(s, f2, _mm256_set1_ps(float(6.283185307179586477)));
+  __m256 c = _mm256_set1_ps(float(-26.42625678337439745));
+  c = _mm256_fmadd_ps(c, f2, _mm256_set1_ps(float(60.24464137187666036)));
+  c = _mm256_fmadd_ps(c, f2, _mm256_set1_ps(float(-85.45681720669372774)));
+  c = _mm256_fmadd_ps(c, f2, _mm256_set1_ps(float(64.93939402266829149)));
+  c = _mm256_fmadd_ps(c, f2, _mm256_set1_ps(float(-19.73920880217871724)));
+  c = _mm256_fmadd_ps(c, f2, _mm256_set1_ps(1.0f));
+  s = _mm256_mul_ps(s, f);
+  // Quarter turns: odd q gives {c, -s}, q of 2 or 3 negates both.
+  const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0x80000000u)));
+  const __m256 odd =
+      _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(qn, _mm256_set1_epi32(1)), _mm256_set1_epi32(1)));
+  const __m256 neg = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qn, 1), 31));
+  const __m256 sn = _mm256_blendv_ps(s, c, odd);
+  const __m256 cs = _mm256_blendv_ps(c, _mm256_xor_ps(s, sign), odd);
+  out_sin = _mm256_mul_ps(r, _mm256_xor_ps(sn, neg));
+  out_cos = _mm256_mul_ps(r, _mm256_xor_ps(cs, neg));
+}
+
+// Normal floats of eight blocks at y: {cos, sin} of words (0, 1), then of words (2, 3).
+PORTA_TARGET_AVX2_FMA void normal_x8(const __m256i w[4], float* y) {
+  __m256 c01, s01, c23, s23;
+  box_muller_x8(_mm256_srli_epi32(w[0], 8), _mm256_srli_epi32(w[1], 8), c01, s01);
+  box_muller_x8(_mm256_srli_epi32(w[2], 8), _mm256_srli_epi32(w[3], 8), c23, s23);
+  alignas(32) float v[4][8];
+  _mm256_store_ps(v[0], c01);
+  _mm256_store_ps(v[1], s01);
+  _mm256_store_ps(v[2], c23);
+  _mm256_store_ps(v[3], s23);
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 4; ++j) y[4 * i + j] = v[j][i];
+  }
+}
+
 // fill_x4 eight blocks at a time; y + b0 * per must be 32-byte aligned when Nt.
 template <class T, bool Normal, bool Nt>
 PORTA_TARGET_AVX2 void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream,
-                               std::uint64_t offset, T* y) {
+                               std::uint64_t offset, T* y, bool fma) {
   constexpr std::int64_t per = philox::kPerBlock<T>;
   const RoundKeys keys(seed);
   for (std::int64_t b = b0; b < b1; b += 8) {
     __m256i w[4];
     philox_x8(keys, stream, offset + static_cast<std::uint64_t>(b), w);
+    if constexpr (Normal && sizeof(T) == 4) {
+      if (fma) {
+        normal_x8(w, y + b * per);
+        continue;
+      }
+    }
     if constexpr (Normal) {
       alignas(32) std::uint32_t words[4][8];
       for (int j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(words[j]), w[j]);
@@ -298,7 +379,7 @@ void fill_random(std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::
   const bool nt = !Normal && n * static_cast<std::int64_t>(sizeof(T)) >= kStreamBytes &&
                   (reinterpret_cast<std::uintptr_t>(y) & 31) == 0;
 #if PORTA_RANDOM_AVX2
-  const bool avx2 = cpu_isa().avx2;
+  const bool avx2 = cpu_isa().avx2, fma = cpu_isa().fma;
 #endif
   // A block costs about what a transcendental map costs per element. Ranges start at multiples of
   // 16 blocks (parallel_ranges' alignment), so an aligned y stays aligned for the streaming stores.
@@ -308,9 +389,9 @@ void fill_random(std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::
     const std::int64_t e8 = b0 + std::max<std::int64_t>(0, std::min(b1, whole) - b0) / 8 * 8;
     if (avx2 && e8 > b0) {
       if (nt) {
-        fill_x8<T, Normal, true>(b0, e8, seed, stream, offset, y);
+        fill_x8<T, Normal, true>(b0, e8, seed, stream, offset, y, fma);
       } else {
-        fill_x8<T, Normal, false>(b0, e8, seed, stream, offset, y);
+        fill_x8<T, Normal, false>(b0, e8, seed, stream, offset, y, fma);
       }
       b = e8;
     }
