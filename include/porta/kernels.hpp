@@ -171,66 +171,134 @@ template <class R, class F, int Rank>
 using reduce_result_t =
     std::conditional_t<std::is_same_v<R, Deduce>, decltype(reduce_type_of<typename kernel_result<F, Rank>::type>()), R>;
 
-// The CPU loops of a Range: rank 1 splits indices; ranks 2 and 3 split tiles (whole rows, or
-// lines along the last dimension, unless Range::tile says otherwise), and every task runs the last
-// dimension as its innermost loop, so that a stencil vectorises as a hand-written loop nest does.
+// The CPU loops of a Range. Each task runs a copy of the kernel (as Kokkos copies functors per
+// thread): its captured Views and numbers are then the task's own locals, which the compiler keeps
+// in registers, instead of memory behind a reference that every store through a View of the same
+// type might change (a float store can alias a captured float, and any store anything under
+// -fno-strict-aliasing); then the innermost loop vectorises as a hand-written loop nest does,
+// without a run-time overlap check against the kernel object. nvcc's host wrappers of
+// __host__ __device__ lambdas are not trivially copyable (a copy allocates): those are used in place.
+template <class F>
+using TaskKernel = std::conditional_t<std::is_trivially_copyable_v<F>, const F, const F&>;
+
+// A task's loops are functions of their own, not inlined into cpu_for_blocks (which calls a task
+// from three places: probe, serial and parallel): one copy of the kernel's loop per path, and the
+// register allocator sees only that loop nest (beside the general tile walk, the line loops of a
+// 2-D stencil spilled two pointers inside the vector loop with AVX2).
+template <class F>
+PORTA_DETAIL_NOINLINE void cpu_task(const F& f, std::int64_t i0, std::int64_t i1) {
+  TaskKernel<F> k = f;
+  for (std::int64_t i = i0; i < i1; ++i) k(i);
+}
+
 template <class F>
 void cpu_parallel_for(const Range<1>& r, const F& f) {
   const std::int64_t lo = r.begin(0);
-  cpu_for_blocks(r.extent(0), r.grain(), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = lo + b; i < lo + e; ++i) f(i);
-  });
+  cpu_for_blocks(r.extent(0), r.grain(), [&f, lo](std::int64_t b, std::int64_t e) { cpu_task(f, lo + b, lo + e); });
 }
 
+// Ranks 2 and 3 are split into tiles: whole lines along the last dimension (rows of a 2-D range)
+// unless Range::tile says otherwise. A task takes consecutive tiles in row-major order and runs
+// the last dimension as its innermost loop. Lines, the default, have a loop nest of their own, the
+// shape of a hand-written one: the general tile walk keeps more values live across the innermost
+// loop, which spilled registers and doubled the setup of each line of a 3-D stencil.
 template <int Rank>
 struct CpuTiles {
   std::int64_t lo[Rank], hi[Rank], t[Rank], count[Rank];
   std::int64_t tiles = 1, points = 1;  // tiles in the range; index points per tile
+  bool lines = true;                   // every tile is one whole line along the last dimension
 
   explicit CpuTiles(const Range<Rank>& r) {
     for (int d = 0; d < Rank; ++d) {
       lo[d] = r.begin(d);
       hi[d] = r.end(d);
       const std::int64_t e = r.extent(d);
-      // Default: a tile is one line along the last dimension (a row of a 2-D range).
       t[d] = r.tile_extent(d) > 0 ? (r.tile_extent(d) < e ? r.tile_extent(d) : e) : (d == Rank - 1 ? e : 1);
       count[d] = (e + t[d] - 1) / t[d];
       tiles *= count[d];
       points *= t[d];
+      if (t[d] != (d == Rank - 1 ? e : 1)) lines = false;
     }
   }
   std::int64_t grain_tiles(std::int64_t grain) const { return grain > 0 ? (grain + points - 1) / points : 0; }
 };
 
+// Lines b .. e - 1 of a 2-D range: rows.
 template <class F>
-void cpu_parallel_for(const Range<2>& r, const F& f) {
-  const CpuTiles<2> g(r);
-  cpu_for_blocks(g.tiles, g.grain_tiles(r.grain()), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t u = b; u < e; ++u) {
-      const std::int64_t i0 = g.lo[0] + (u / g.count[1]) * g.t[0];
-      const std::int64_t j0 = g.lo[1] + (u % g.count[1]) * g.t[1];
-      const std::int64_t i1 = i0 + g.t[0] < g.hi[0] ? i0 + g.t[0] : g.hi[0];
-      const std::int64_t j1 = j0 + g.t[1] < g.hi[1] ? j0 + g.t[1] : g.hi[1];
-      for (std::int64_t i = i0; i < i1; ++i)
-        for (std::int64_t j = j0; j < j1; ++j) f(i, j);
+PORTA_DETAIL_NOINLINE void cpu_task_lines(const F& f, const CpuTiles<2>& g, std::int64_t b, std::int64_t e) {
+  TaskKernel<F> k = f;
+  const std::int64_t i1 = g.lo[0] + e, j0 = g.lo[1], j1 = g.hi[1];
+  for (std::int64_t i = g.lo[0] + b; i < i1; ++i)
+    for (std::int64_t j = j0; j < j1; ++j) k(i, j);
+}
+
+// Lines b .. e - 1 of a 3-D range: (i, j) from (ib, jb) up to, not including, (ie, je).
+template <class F>
+PORTA_DETAIL_NOINLINE void cpu_task_lines(const F& f, const CpuTiles<3>& g, std::int64_t b, std::int64_t e) {
+  TaskKernel<F> k = f;
+  const std::int64_t n1 = g.count[1], l0 = g.lo[2], l1 = g.hi[2];
+  const std::int64_t ib = g.lo[0] + b / n1, jb = g.lo[1] + b % n1;
+  const std::int64_t ie = g.lo[0] + e / n1, je = g.lo[1] + e % n1;
+  for (std::int64_t i = ib; i <= ie; ++i) {
+    const std::int64_t j1 = i == ie ? je : g.hi[1];
+    for (std::int64_t j = i == ib ? jb : g.lo[1]; j < j1; ++j)
+      for (std::int64_t l = l0; l < l1; ++l) k(i, j, l);
+  }
+}
+
+// Tiles b .. e - 1 of a 2-D range, from one division for the first.
+template <class F>
+PORTA_DETAIL_NOINLINE void cpu_task_tiles(const F& f, const CpuTiles<2>& g, std::int64_t b, std::int64_t e) {
+  TaskKernel<F> k = f;
+  std::int64_t c1 = b % g.count[1];
+  std::int64_t i0 = g.lo[0] + (b / g.count[1]) * g.t[0];
+  for (std::int64_t u = b; u < e; ++u) {
+    const std::int64_t j0 = g.lo[1] + c1 * g.t[1];
+    const std::int64_t i1 = i0 + g.t[0] < g.hi[0] ? i0 + g.t[0] : g.hi[0];
+    const std::int64_t j1 = j0 + g.t[1] < g.hi[1] ? j0 + g.t[1] : g.hi[1];
+    for (std::int64_t i = i0; i < i1; ++i)
+      for (std::int64_t j = j0; j < j1; ++j) k(i, j);
+    if (++c1 == g.count[1]) {
+      c1 = 0;
+      i0 += g.t[0];
     }
-  });
+  }
 }
 
 template <class F>
-void cpu_parallel_for(const Range<3>& r, const F& f) {
-  const CpuTiles<3> g(r);
-  cpu_for_blocks(g.tiles, g.grain_tiles(r.grain()), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t u = b; u < e; ++u) {
-      const std::int64_t i0 = g.lo[0] + (u / (g.count[1] * g.count[2])) * g.t[0];
-      const std::int64_t j0 = g.lo[1] + (u / g.count[2] % g.count[1]) * g.t[1];
-      const std::int64_t k0 = g.lo[2] + (u % g.count[2]) * g.t[2];
-      const std::int64_t i1 = i0 + g.t[0] < g.hi[0] ? i0 + g.t[0] : g.hi[0];
-      const std::int64_t j1 = j0 + g.t[1] < g.hi[1] ? j0 + g.t[1] : g.hi[1];
-      const std::int64_t k1 = k0 + g.t[2] < g.hi[2] ? k0 + g.t[2] : g.hi[2];
-      for (std::int64_t i = i0; i < i1; ++i)
-        for (std::int64_t j = j0; j < j1; ++j)
-          for (std::int64_t k = k0; k < k1; ++k) f(i, j, k);
+PORTA_DETAIL_NOINLINE void cpu_task_tiles(const F& f, const CpuTiles<3>& g, std::int64_t b, std::int64_t e) {
+  TaskKernel<F> k = f;
+  std::int64_t c2 = b % g.count[2];
+  std::int64_t c1 = b / g.count[2] % g.count[1];
+  std::int64_t i0 = g.lo[0] + (b / g.count[2] / g.count[1]) * g.t[0];
+  for (std::int64_t u = b; u < e; ++u) {
+    const std::int64_t j0 = g.lo[1] + c1 * g.t[1];
+    const std::int64_t l0 = g.lo[2] + c2 * g.t[2];
+    const std::int64_t i1 = i0 + g.t[0] < g.hi[0] ? i0 + g.t[0] : g.hi[0];
+    const std::int64_t j1 = j0 + g.t[1] < g.hi[1] ? j0 + g.t[1] : g.hi[1];
+    const std::int64_t l1 = l0 + g.t[2] < g.hi[2] ? l0 + g.t[2] : g.hi[2];
+    for (std::int64_t i = i0; i < i1; ++i)
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (std::int64_t l = l0; l < l1; ++l) k(i, j, l);
+    if (++c2 == g.count[2]) {
+      c2 = 0;
+      if (++c1 == g.count[1]) {
+        c1 = 0;
+        i0 += g.t[0];
+      }
+    }
+  }
+}
+
+template <int Rank, class F>
+void cpu_parallel_for(const Range<Rank>& r, const F& f) {
+  static_assert(Rank == 2 || Rank == 3, "rank 1 has its own overload");
+  const CpuTiles<Rank> g(r);
+  cpu_for_blocks(g.tiles, g.grain_tiles(r.grain()), [&f, &g](std::int64_t b, std::int64_t e) {
+    if (g.lines) {
+      cpu_task_lines(f, g, b, e);
+    } else {
+      cpu_task_tiles(f, g, b, e);
     }
   });
 }

@@ -613,3 +613,71 @@ TEST_CASE("the guide's stencil: a lambda and a functor agree with the host", "[k
         }));
   }
 }
+
+// ---- stencils over 3-D ranges: CPU tasks that start and end anywhere in a plane ----------------
+
+namespace {
+// The 7-point stencil of the 3-D test below, in double: the reference the kernels' T results are
+// compared with.
+double stencil7_ref(const std::vector<double>& u, std::int64_t n1, std::int64_t n2, double c, std::int64_t i,
+                    std::int64_t j, std::int64_t k) {
+  const auto at = [&](std::int64_t a, std::int64_t b, std::int64_t d) {
+    return u[static_cast<std::size_t>((a * n1 + b) * n2 + d)];
+  };
+  return at(i, j, k) + c * (at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) + at(i, j + 1, k) + at(i, j, k - 1) +
+                            at(i, j, k + 1) - 6.0 * at(i, j, k));
+}
+
+// |got - ref| within a few roundings of T of the terms' size (each |u| <= 1, c <= 1/8: at most 3).
+template <class T>
+porta_test::Result compare_stencil(const std::vector<T>& got, const std::vector<double>& ref) {
+  const double tol = 16 * static_cast<double>(std::numeric_limits<T>::epsilon()) * 3;
+  return porta_test::compare_with(
+      got.size(), ref.size(), [&](std::size_t i) { return std::abs(static_cast<double>(got[i]) - ref[i]) <= tol; },
+      [&](std::size_t i) {
+        return "got " + porta_test::show(got[i]) + ", expected " + porta_test::show(ref[i]) + " (double)";
+      });
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("a 3-D stencil over lines and tiles, split at any line", "[kernels][range]", float, double) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  struct Case {
+    std::int64_t n0, n1, n2;
+    std::array<std::int64_t, 3> tile;
+    std::int64_t grain;
+  };
+  // Lines (the default) with blocks of tasks that start and end inside a plane (odd line counts,
+  // a grain of one line or of a few), and tiles that do not divide the extents.
+  const Case cases[] = {{7, 11, 19, {0, 0, 0}, 0},  {7, 11, 19, {0, 0, 0}, 1},  {6, 23, 5, {0, 0, 0}, 7},
+                        {33, 3, 66, {0, 0, 0}, 64}, {8, 9, 10, {3, 2, 4}, 0},   {8, 9, 10, {1, 4, 100}, 5},
+                        {3, 3, 3, {0, 0, 0}, 0},    {40, 40, 40, {0, 0, 0}, 0}, {5, 67, 129, {2, 1, 64}, 0}};
+  for (const Case& cs : cases) {
+    const std::int64_t n0 = cs.n0, n1 = cs.n1, n2 = cs.n2;
+    INFO(n0 << " x " << n1 << " x " << n2 << ", tile " << cs.tile[0] << " x " << cs.tile[1] << " x " << cs.tile[2]
+            << ", grain " << cs.grain << " on " << dev.to_string());
+    const auto h = porta_test::uniform<T>(rng, n0 * n1 * n2, T(-1), T(1));
+    const std::vector<double> hd(h.begin(), h.end());
+    std::vector<double> expect(hd);
+    for (std::int64_t i = 1; i < n0 - 1; ++i)
+      for (std::int64_t j = 1; j < n1 - 1; ++j)
+        for (std::int64_t k = 1; k < n2 - 1; ++k)
+          expect[static_cast<std::size_t>((i * n1 + j) * n2 + k)] = stencil7_ref(hd, n1, n2, 0.125, i, j, k);
+    const auto a = Array<T>::from(h, Shape{n0, n1, n2}, dev);
+    auto b = a.clone();
+    auto u = a.view();
+    auto v = b.view();
+    const T c = T(0.125);
+    auto r = porta::Range<3>({1, 1, 1}, {n0 - 1, n1 - 1, n2 - 1}).grain(cs.grain);
+    if (cs.tile[0] > 0) r = r.tile(cs.tile);
+    porta::parallel_for(
+        dev, r, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+          const std::int64_t p = (i * n1 + j) * n2 + k;
+          v[p] =
+              u[p] + c * (u[p - n1 * n2] + u[p + n1 * n2] + u[p - n2] + u[p + n2] + u[p - 1] + u[p + 1] - T(6) * u[p]);
+        });
+    PORTA_CHECK_RESULT(compare_stencil(b.to_vector(), expect));
+  }
+}

@@ -30,6 +30,13 @@ int omp_in_parallel(void);
 #endif
 #endif
 
+// A function the compiler keeps out of line (GCC, clang, and nvcc's and hipcc's host compilers).
+#if defined(__GNUC__) || defined(__clang__)
+#define PORTA_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define PORTA_DETAIL_NOINLINE
+#endif
+
 namespace porta::detail {
 
 inline constexpr std::int64_t kProbeNs = 2000;
