@@ -363,7 +363,9 @@ void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool par
     }
   };
   if (parallel) {
-    parallel_tasks(tiles - 1, kScanTile, [&](std::int64_t t, int) { total(t); });
+    parallel_tasks(tiles, kScanTile, [&](std::int64_t t, int) {
+      if (t + 1 < tiles) total(t);
+    });
   } else {
     for (std::int64_t t = 0; t + 1 < tiles; ++t) total(t);
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sorting and arg-reductions of the CPU backend (issue 15, part 3).
+// Sorting and arg-reductions of the CPU backend.
 //
 // sort: a parallel, stable LSD radix sort over the keys of porta/detail/sort_key.hpp, 8 bits per
 // pass, the order every backend shares (CUB and rocPRIM sort the same keys on GPUs). One OpenMP
