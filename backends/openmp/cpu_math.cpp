@@ -32,30 +32,18 @@ namespace pm = porta::detail::math;
 
 constexpr std::int64_t kMathBlock = 256;
 
-struct ExpFn {
-  template <class T>
-  inline T operator()(T x) const {
-    return pm::exp(x);
-  }
-};
-struct LogFn {
-  template <class T>
-  inline T operator()(T x) const {
-    return pm::log(x);
-  }
-};
-struct TanhFn {
-  template <class T>
-  inline T operator()(T x) const {
-    return pm::tanh(x);
-  }
-};
-struct SigmoidFn {
-  template <class T>
-  inline T operator()(T x) const {
-    return pm::sigmoid(x);
-  }
-};
+#define PORTA_MATH_FN(Name, fn)      \
+  struct Name {                      \
+    template <class T>               \
+    inline T operator()(T x) const { \
+      return pm::fn(x);              \
+    }                                \
+  };
+PORTA_MATH_FN(ExpFn, exp)
+PORTA_MATH_FN(LogFn, log)
+PORTA_MATH_FN(TanhFn, tanh)
+PORTA_MATH_FN(SigmoidFn, sigmoid)
+#undef PORTA_MATH_FN
 
 template <class T, class F>
 PORTA_MATH_CLONES void map_loop(F f, const T* x, T* y, std::int64_t n) {
@@ -158,3 +146,21 @@ porta_status math_unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const
 }
 
 }  // namespace porta::detail::cpu
+
+// The same functions for run-time kernels on the CPU: the prelude (porta/detail/rtc_prelude.hpp)
+// declares them and cpu_rtc.cpp links each kernel against this library, so that a generated fused
+// kernel and porta::rtc::exp in a user's kernel give the eager maps' bits.
+#define PORTA_CPU_MATH_EXPORT(name)                                                                         \
+  extern "C" __attribute__((visibility("default"))) float porta_cpu_math_##name##_f32(float x) noexcept {   \
+    return porta::detail::math::name(x);                                                                    \
+  }                                                                                                         \
+  extern "C" __attribute__((visibility("default"))) double porta_cpu_math_##name##_f64(double x) noexcept { \
+    return porta::detail::math::name(x);                                                                    \
+  }
+PORTA_CPU_MATH_EXPORT(exp)
+PORTA_CPU_MATH_EXPORT(log)
+PORTA_CPU_MATH_EXPORT(sin)
+PORTA_CPU_MATH_EXPORT(cos)
+PORTA_CPU_MATH_EXPORT(tanh)
+PORTA_CPU_MATH_EXPORT(sigmoid)
+#undef PORTA_CPU_MATH_EXPORT

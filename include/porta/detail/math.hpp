@@ -21,8 +21,9 @@
 // float is computed in double and rounded once at the end: the double evaluation is accurate to
 // about 2^-33 relative, so the float result is the correctly rounded one except when the exact value
 // lies within that distance of a midpoint between two floats, and never more than 0.51 ulp away.
-// This is also faster than a float evaluation precise enough for 1 ulp (no double-float tricks), and
-// on every GPU porta targets (H100/H200, MI200/MI300) double runs at half the float rate.
+// A float evaluation would have twice the vector lanes but needs extra-precise steps (double-float
+// reduction and tails) to stay within 1 ulp; it is not written (nor measured) yet. On the GPUs porta
+// targets (H100/H200, MI200/MI300) double runs at least at half the float rate.
 //
 // Accuracy (measured by tests/algorithms/test_math.cpp against long double over random and special
 // inputs; the bounds asserted there): float <= 1 ulp for all six functions (measured 0.5x); double

@@ -20,6 +20,18 @@ inline constexpr const char* kRtcPrelude = R"PORTA_RTC(// porta run-time kernel 
 #define PORTA_RTC_ON_DEVICE 0
 #define PORTA_RTC_FUNCTION inline
 #include <cmath>
+// porta's own math functions (porta/detail/math.hpp), as the CPU backend's maps run them; the
+// kernel is linked against libporta, which exports them.
+#define PORTA_RTC_CPU_MATH(name) \
+  extern "C" float porta_cpu_math_##name##_f32(float) noexcept; \
+  extern "C" double porta_cpu_math_##name##_f64(double) noexcept;
+PORTA_RTC_CPU_MATH(exp)
+PORTA_RTC_CPU_MATH(log)
+PORTA_RTC_CPU_MATH(sin)
+PORTA_RTC_CPU_MATH(cos)
+PORTA_RTC_CPU_MATH(tanh)
+PORTA_RTC_CPU_MATH(sigmoid)
+#undef PORTA_RTC_CPU_MATH
 #endif
 // A kernel body: a function of the index and of the launch's arguments, called once per index.
 #define PORTA_RTC_KERNEL PORTA_RTC_FUNCTION
@@ -72,12 +84,25 @@ struct Exact {
   PORTA_RTC_FUNCTION double name(double x) { return std::dfn(x); }
 #endif
 PORTA_RTC_MATH(sqrt, sqrtf, sqrt)
+PORTA_RTC_MATH(fabs, fabsf, fabs)
+#if PORTA_RTC_ON_DEVICE
 PORTA_RTC_MATH(exp, expf, exp)
 PORTA_RTC_MATH(log, logf, log)
 PORTA_RTC_MATH(sin, sinf, sin)
 PORTA_RTC_MATH(cos, cosf, cos)
 PORTA_RTC_MATH(tanh, tanhf, tanh)
-PORTA_RTC_MATH(fabs, fabsf, fabs)
+#else
+#define PORTA_RTC_PORTA_MATH(name)                                                      \
+  PORTA_RTC_FUNCTION float name(float x) { return ::porta_cpu_math_##name##_f32(x); } \
+  PORTA_RTC_FUNCTION double name(double x) { return ::porta_cpu_math_##name##_f64(x); }
+PORTA_RTC_PORTA_MATH(exp)
+PORTA_RTC_PORTA_MATH(log)
+PORTA_RTC_PORTA_MATH(sin)
+PORTA_RTC_PORTA_MATH(cos)
+PORTA_RTC_PORTA_MATH(tanh)
+PORTA_RTC_PORTA_MATH(sigmoid)
+#undef PORTA_RTC_PORTA_MATH
+#endif
 #undef PORTA_RTC_MATH
 
 #if PORTA_RTC_ON_DEVICE
