@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Elementwise maps of the CPU backend: fill, iota, cast, unary, binary (strided, broadcasting),
 // binary_scalar and axpy. The arithmetic is always a functor of porta/detail/ops.hpp, the one
-// definition every backend shares; this file only decides how the loops run: split across an
-// OpenMP team when the array is large enough, each piece a plain loop the compiler vectorises.
+// definition every backend shares; this file only decides how the loops run (cpu_map_common.hpp:
+// the team, the split, the AVX2 build, streaming stores), each piece a plain loop the compiler
+// vectorises.
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "backends/common/elementwise_ops.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_map_common.hpp"
 #include "cpu_math.hpp"
 #include "porta/detail/ops.hpp"
 
@@ -38,14 +40,54 @@ void cast_range(const From* x, To* y, std::int64_t b, std::int64_t e) {
   for (std::int64_t i = b; i < e; ++i) y[i] = convert<To>(x[i]);
 }
 
-// ---- unary --------------------------------------------------------------------------------------
+// ---- unary and binary -----------------------------------------------------------------------------
+// Operands of the contiguous maps: an array read element by element, or one value for all.
+template <class T>
+struct Elems {
+  const T* p;
+  PORTA_MAP_INLINE T operator[](std::int64_t i) const { return p[i]; }
+  const T* array() const { return p; }
+};
+template <class T>
+struct Value {
+  T v;
+  PORTA_MAP_INLINE T operator[](std::int64_t) const { return v; }
+  const T* array() const { return nullptr; }
+};
+
+// y[i] = op(x[i]) over [lo, hi).
 template <class T, class Op>
-void unary_typed(std::int64_t n, const T* x, T* y, std::int64_t grain) {
-  parallel_ranges(n, grain, [=](std::int64_t b, std::int64_t e) {
+PORTA_MAP_CLONES void unary_range(const T* x, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
+  write_range(y, lo, hi, stream, [x](T* dst, std::int64_t i0, std::int64_t len) {
     const Op op{};
+    const T* xs = x + i0;
     PORTA_SIMD
-    for (std::int64_t i = b; i < e; ++i) y[i] = op(x[i]);
+    for (std::int64_t j = 0; j < len; ++j) dst[j] = op(xs[j]);
   });
+}
+
+// y[i] = op(a[i], b[i]) over [lo, hi), either operand an array or one value.
+template <class T, class Op, class A, class B>
+PORTA_MAP_CLONES void binary_range(Op op, A a, B b, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
+  write_range(y, lo, hi, stream, [op, a, b](T* dst, std::int64_t i0, std::int64_t len) {
+    PORTA_SIMD
+    for (std::int64_t j = 0; j < len; ++j) dst[j] = op(a[i0 + j], b[i0 + j]);
+  });
+}
+
+// Whether y shares memory with the array operand x (n elements each): then it is stored normally.
+template <class T, class X>
+bool aliases(const T* y, X x, std::int64_t n) {
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  return x.array() != nullptr && bytes_overlap(y, bytes, x.array(), bytes);
+}
+
+template <class T, class Op>
+void unary_typed(std::int64_t n, const T* x, T* y, bool expensive) {
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  const bool stream = stream_output(2.0 * static_cast<double>(bytes), bytes_overlap(y, bytes, x, bytes));
+  map_split(n, map_threads(n, expensive), y,
+            [=](std::int64_t lo, std::int64_t hi) { unary_range<T, Op>(x, y, lo, hi, stream); });
 }
 
 template <class Op>
@@ -56,34 +98,18 @@ porta_status unary_op(porta_dtype dt, std::int64_t n, const void* x, void* y, bo
     const bool slow =
         transcendental || (std::is_integral_v<T> && !std::is_same_v<Op, NegOp> && !std::is_same_v<Op, AbsOp> &&
                            !std::is_same_v<Op, ReluOp> && !std::is_same_v<Op, SquareOp>);
-    unary_typed<T, Op>(n, static_cast<const T*>(x), static_cast<T*>(y), slow ? kGrainTranscendental : kGrainCheap);
+    unary_typed<T, Op>(n, static_cast<const T*>(x), static_cast<T*>(y), slow);
   });
   return PORTA_OK;
 }
 
-// ---- binary -------------------------------------------------------------------------------------
-template <class T, class Op>
-void binary_flat(std::int64_t n, const T* a, const T* b, T* y, std::int64_t grain) {
-  parallel_ranges(n, grain, [=](std::int64_t lo, std::int64_t hi) {
-    const Op op{};
-    PORTA_SIMD
-    for (std::int64_t i = lo; i < hi; ++i) y[i] = op(a[i], b[i]);
-  });
-}
-
-// y[i] = op(x[i], v) or op(v, x[i]): the operand of stride 0 kept in a register.
-template <class T, class Op, bool ScalarFirst>
-void binary_with_scalar(std::int64_t n, const T* x, T v, T* y, std::int64_t grain) {
-  parallel_ranges(n, grain, [=](std::int64_t lo, std::int64_t hi) {
-    const Op op{};
-    if constexpr (ScalarFirst) {
-      PORTA_SIMD
-      for (std::int64_t i = lo; i < hi; ++i) y[i] = op(v, x[i]);
-    } else {
-      PORTA_SIMD
-      for (std::int64_t i = lo; i < hi; ++i) y[i] = op(x[i], v);
-    }
-  });
+template <class T, class Op, class A, class B>
+void binary_contiguous(std::int64_t n, Op op, A a, B b, T* y, bool expensive) {
+  const int arrays = 1 + (a.array() != nullptr) + (b.array() != nullptr);
+  const bool stream = stream_output(static_cast<double>(arrays) * static_cast<double>(n) * sizeof(T),
+                                    aliases(y, a, n) || aliases(y, b, n));
+  map_split(n, map_threads(n, expensive), y,
+            [=](std::int64_t lo, std::int64_t hi) { binary_range<T>(op, a, b, y, lo, hi, stream); });
 }
 
 // Columns [c0, c1) of one row of the strided form; the common stride pairs get their own loops so
@@ -110,23 +136,63 @@ inline void binary_row(const T* a, std::int64_t a_cs, const T* b, std::int64_t b
 
 template <class T, class Op>
 void binary_typed(std::int64_t rows, std::int64_t cols, const T* a, std::int64_t a_rs, std::int64_t a_cs, const T* b,
-                  std::int64_t b_rs, std::int64_t b_cs, T* y, std::int64_t grain) {
+                  std::int64_t b_rs, std::int64_t b_cs, T* y, bool expensive) {
   const std::int64_t n = rows * cols;
-  // A row stride only matters with more than one row.
-  const bool a_flat = a_cs == 1 && (a_rs == cols || rows == 1);
-  const bool b_flat = b_cs == 1 && (b_rs == cols || rows == 1);
-  const bool a_scalar = a_cs == 0 && (a_rs == 0 || rows == 1);
-  const bool b_scalar = b_cs == 0 && (b_rs == 0 || rows == 1);
-  if (a_flat && b_flat) return binary_flat<T, Op>(n, a, b, y, grain);
-  if (a_flat && b_scalar) return binary_with_scalar<T, Op, false>(n, a, b[0], y, grain);
-  if (a_scalar && b_flat) return binary_with_scalar<T, Op, true>(n, b, a[0], y, grain);
+  // An operand that walks y's own (contiguous, row-major) layout, or one value; a stride only
+  // matters along an axis of more than one element. The front end plans a 1-D array as n rows of
+  // one column, so `cols == 1` must count as contiguous too (the GPU kernels test the same).
+  const auto dense = [&](std::int64_t rs, std::int64_t cs) {
+    return (cs == 1 || cols == 1) && (rs == cols || rows == 1);
+  };
+  const auto scalar = [&](std::int64_t rs, std::int64_t cs) {
+    return (rs == 0 || rows == 1) && (cs == 0 || cols == 1);
+  };
+  if (dense(a_rs, a_cs) && dense(b_rs, b_cs)) return binary_contiguous(n, Op{}, Elems<T>{a}, Elems<T>{b}, y, expensive);
+  if (dense(a_rs, a_cs) && scalar(b_rs, b_cs))
+    return binary_contiguous(n, Op{}, Elems<T>{a}, Value<T>{b[0]}, y, expensive);
+  if (scalar(a_rs, a_cs) && dense(b_rs, b_cs))
+    return binary_contiguous(n, Op{}, Value<T>{a[0]}, Elems<T>{b}, y, expensive);
   // General case: split the flat output range, then walk the rows each piece covers.
-  parallel_ranges(n, grain, [=](std::int64_t lo, std::int64_t hi) {
+  map_split(n, map_threads(n, expensive), y, [=](std::int64_t lo, std::int64_t hi) {
     std::int64_t r = lo / cols, c = lo % cols;
     for (std::int64_t i = lo; i < hi; ++r, c = 0) {
       const std::int64_t c1 = std::min(cols, c + (hi - i));
       binary_row<T, Op>(a + r * a_rs, a_cs, b + r * b_rs, b_cs, y + r * cols, c, c1);
       i += c1 - c;
+    }
+  });
+}
+
+// y = alpha * x + y: alpha * x rounded, then + y (no FMA: -ffp-contract=off), the GPU kernels' bits.
+template <class T>
+struct ScaledAdd {
+  T alpha;
+  PORTA_MAP_INLINE T operator()(T x, T y) const { return AddOp{}(MulOp{}(alpha, x), y); }
+};
+
+template <class T>
+PORTA_MAP_CLONES void fill_range(T v, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
+  write_range(y, lo, hi, stream, [v](T* dst, std::int64_t, std::int64_t len) {
+    PORTA_SIMD
+    for (std::int64_t j = 0; j < len; ++j) dst[j] = v;
+  });
+}
+
+template <class T>
+PORTA_MAP_CLONES void iota_range(T start, T step, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
+  write_range(y, lo, hi, stream, [start, step](T* dst, std::int64_t i0, std::int64_t len) {
+    PORTA_SIMD
+    for (std::int64_t j = 0; j < len; ++j) {
+      // start + T(i) * step, never a running sum: each element is rounded once on every backend.
+      // Integer indices past the type's range wrap, like the arithmetic.
+      const std::int64_t i = i0 + j;
+      T ti;
+      if constexpr (std::is_integral_v<T>) {
+        ti = static_cast<T>(static_cast<std::make_unsigned_t<T>>(i));
+      } else {
+        ti = static_cast<T>(i);
+      }
+      dst[j] = AddOp{}(start, MulOp{}(ti, step));
     }
   });
 }
@@ -147,16 +213,42 @@ bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) {
 
 }  // namespace
 
+void copy_bytes(void* dst, const void* src, std::size_t bytes) noexcept {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  const auto n = static_cast<std::int64_t>(bytes);
+  const bool stream = stream_output(2.0 * static_cast<double>(bytes), false);
+  // Threads as for a map of 4-byte elements.
+  map_split(n, map_threads(n / 4, false), d, [=](std::int64_t lo, std::int64_t hi) {
+#if defined(__SSE2__)
+    if (stream) {
+      // Up to d's first 64-byte line, then whole lines with streaming stores, then the rest.
+      std::int64_t i =
+          std::min(hi, lo + static_cast<std::int64_t>((64 - (reinterpret_cast<std::uintptr_t>(d + lo) & 63)) & 63));
+      std::memcpy(d + lo, s + lo, static_cast<std::size_t>(i - lo));
+      for (; i + 64 <= hi; i += 64) {
+        auto* dv = reinterpret_cast<__m128i*>(d + i);
+        const auto* sv = reinterpret_cast<const __m128i*>(s + i);
+        for (int k = 0; k < 4; ++k) _mm_stream_si128(dv + k, _mm_loadu_si128(sv + k));
+      }
+      std::memcpy(d + i, s + i, static_cast<std::size_t>(hi - i));
+      _mm_sfence();
+      return;
+    }
+#endif
+    std::memcpy(d + lo, s + lo, static_cast<std::size_t>(hi - lo));
+  });
+}
+
 porta_status fill(int dev, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, y, y, "fill"); st != PORTA_OK) return st;
   with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     const T v = scalar_value<T>(value);
     T* out = static_cast<T*>(y);
-    parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) {
-      PORTA_SIMD
-      for (std::int64_t i = b; i < e; ++i) out[i] = v;
-    });
+    const bool stream = stream_output(static_cast<double>(n) * sizeof(T), false);
+    map_split(n, map_threads(n, false), out,
+              [=](std::int64_t lo, std::int64_t hi) { fill_range<T>(v, out, lo, hi, stream); });
   });
   return PORTA_OK;
 }
@@ -168,20 +260,9 @@ porta_status iota(int dev, porta_dtype dt, std::int64_t n, porta_scalar start, p
     using T = decltype(tag);
     const T s0 = scalar_value<T>(start), ds = scalar_value<T>(step);
     T* out = static_cast<T*>(y);
-    parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) {
-      PORTA_SIMD
-      for (std::int64_t i = b; i < e; ++i) {
-        // start + T(i) * step, never a running sum: each element is rounded once on every backend.
-        // Integer indices past the type's range wrap, like the arithmetic.
-        T ti;
-        if constexpr (std::is_integral_v<T>) {
-          ti = static_cast<T>(static_cast<std::make_unsigned_t<T>>(i));
-        } else {
-          ti = static_cast<T>(i);
-        }
-        out[i] = AddOp{}(s0, MulOp{}(ti, ds));
-      }
-    });
+    const bool stream = stream_output(static_cast<double>(n) * sizeof(T), false);
+    map_split(n, map_threads(n, false), out,
+              [=](std::int64_t lo, std::int64_t hi) { iota_range<T>(s0, ds, out, lo, hi, stream); });
   });
   return PORTA_OK;
 }
@@ -215,7 +296,8 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, con
       using To = decltype(ttag);
       const From* xs = static_cast<const From*>(x);
       To* ys = reinterpret_cast<To*>(dst);
-      parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) { cast_range<To, From>(xs, ys, b, e); });
+      map_split(n, map_threads(n, false), ys,
+                [=](std::int64_t b, std::int64_t e) { cast_range<To, From>(xs, ys, b, e); });
     });
   });
   if (need_tmp) std::memcpy(y, dst, static_cast<std::size_t>(n) * st);
@@ -258,7 +340,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
       using T = decltype(tag);
       const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
       binary_typed<T, Op>(rows, cols, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b), b_rs, b_cs,
-                          static_cast<T*>(y), expensive ? kGrainTranscendental : kGrainCheap);
+                          static_cast<T*>(y), expensive);
     });
     return PORTA_OK;
   });
@@ -274,14 +356,13 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
     with_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
       const T v = scalar_value<T>(value);
-      const std::int64_t grain =
-          (slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>)) ? kGrainTranscendental : kGrainCheap;
-      const T* xs = static_cast<const T*>(x);
+      const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
+      const Elems<T> xs{static_cast<const T*>(x)};
       T* ys = static_cast<T*>(y);
       if (scalar_first != 0) {
-        binary_with_scalar<T, Op, true>(n, xs, v, ys, grain);
+        binary_contiguous(n, Op{}, Value<T>{v}, xs, ys, expensive);
       } else {
-        binary_with_scalar<T, Op, false>(n, xs, v, ys, grain);
+        binary_contiguous(n, Op{}, xs, Value<T>{v}, ys, expensive);
       }
     });
     return PORTA_OK;
@@ -293,14 +374,9 @@ porta_status axpy(int dev, porta_dtype dt, std::int64_t n, porta_scalar alpha, c
   if (porta_status st = check_map(dev, dt, n, x, y, "axpy"); st != PORTA_OK) return st;
   with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    const T al = scalar_value<T>(alpha);
-    const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);
-    parallel_ranges(n, kGrainCheap, [=](std::int64_t b, std::int64_t e) {
-      // alpha * x rounded, then + y: no FMA (-ffp-contract=off), the same bits as the GPU kernels.
-      PORTA_SIMD
-      for (std::int64_t i = b; i < e; ++i) ys[i] = AddOp{}(MulOp{}(al, xs[i]), ys[i]);
-    });
+    binary_contiguous(n, ScaledAdd<T>{scalar_value<T>(alpha)}, Elems<T>{static_cast<const T*>(x)}, Elems<T>{ys}, ys,
+                      false);
   });
   return PORTA_OK;
 }

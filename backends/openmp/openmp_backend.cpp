@@ -23,6 +23,7 @@
 #include "backends/common/abi_entries.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_map_common.hpp"
 #include "cpu_memory.hpp"
 
 namespace porta::detail::cpu {
@@ -197,13 +198,9 @@ porta_status copy(int dev, void* dst, const void* src, size_t bytes, porta_copy_
     std::memmove(d, s, bytes);
     return PORTA_OK;
   }
-  // One core cannot saturate memory bandwidth on most servers; split large copies, with as much
-  // per thread as a map of 4-byte elements gets (kGrainCheap elements), in pieces aligned so that
-  // no two threads write the same cache line. (A 1 MiB grain left copies of 1-4 MiB on one or two
-  // threads: 0.4x an OpenMP loop at 2^18 floats.)
-  parallel_ranges(
-      static_cast<std::int64_t>(bytes), kGrainCheap * 4,
-      [&](std::int64_t b, std::int64_t e) { std::memcpy(d + b, s + b, static_cast<size_t>(e - b)); }, 4096);
+  // One core cannot saturate memory bandwidth on most servers: a copy is split and stored as the
+  // maps are (cpu_map_common.hpp).
+  copy_bytes(d, s, bytes);
   return PORTA_OK;
 }
 

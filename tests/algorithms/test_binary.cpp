@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Binary maps: every op and dtype on every device; array-array, scalar on either side,
 // broadcasting over rows and columns, outputs aliasing an input; integer wrap and division by zero.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -138,9 +141,77 @@ struct AllPairs {
   }
 };
 
+// Sizes either side of the CPU maps' thresholds (backends/openmp/cpu_map_common.hpp): the calling
+// thread below 2^16 elements, the whole team from there; streaming stores once the arrays of a call
+// exceed the last-level cache, here by 2x for two arrays and 3x for three.
+template <class T>
+std::vector<std::int64_t> threshold_sizes() {
+  const long llc = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20);
+  return {(1 << 16) - 1, 1 << 16, (1 << 16) + 17, std::min<std::int64_t>(llc / sizeof(T), 1 << 25) + 13};
+}
+
+// a with IEEE special values (and the largest and smallest integers) sprinkled in.
+template <class T>
+void sprinkle_specials(std::vector<T>& a) {
+  std::vector<T> sp = {std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest(), T(0)};
+  if constexpr (is_fp<T>) {
+    sp = {std::numeric_limits<T>::quiet_NaN(),
+          std::numeric_limits<T>::infinity(),
+          -std::numeric_limits<T>::infinity(),
+          T(-0.0),
+          T(0),
+          std::numeric_limits<T>::denorm_min()};
+  }
+  for (std::size_t i = 0; i < a.size(); i += 997) a[i] = sp[(i / 997) % sp.size()];
+}
+
 }  // namespace
 
 #define PORTA_TEST_TYPES float, double, std::int32_t, std::int64_t
+
+TEMPLATE_TEST_CASE("binary maps either side of the CPU's team and streaming-store sizes", "[map][binary][sizes]",
+                   PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  namespace ref = porta_test::ref;
+  for (std::int64_t n : threshold_sizes<T>()) {
+    INFO("n = " << n << " on " << dev.to_string());
+    auto ha = inputs_a<T>(rng, "add", n), hb = inputs_b<T>(rng, "add", n);
+    sprinkle_specials(ha);
+    const T s = porta_test::nonzero<T>(rng, 1).front();
+    const auto a = Array<T>::from(ha, dev), b = Array<T>::from(hb, dev);
+    const auto map_ref = [&](auto f) {
+      std::vector<T> r(ha.size());
+      for (std::size_t i = 0; i < r.size(); ++i) r[i] = f(ha[i], hb[i]);
+      return r;
+    };
+    const std::vector<T> sum = map_ref(ref::add<T>);
+    porta_test::poison_pool<T>(n, dev);
+    PORTA_CHECK_RESULT(porta_test::compare_exact((a + b).to_vector(), sum));
+    PORTA_CHECK_RESULT(porta_test::compare_exact((a - b).to_vector(), map_ref(ref::sub<T>)));
+    PORTA_CHECK_RESULT(porta_test::compare_exact((a * b).to_vector(), map_ref(ref::mul<T>)));
+    PORTA_CHECK_RESULT(porta_test::compare_exact(porta::maximum(a, b).to_vector(), map_ref(ref::max<T>)));
+    PORTA_CHECK_RESULT(porta_test::compare_exact((a * s).to_vector(), map_ref([s](T x, T) { return ref::mul(x, s); })));
+    PORTA_CHECK_RESULT(porta_test::compare_exact((s - b).to_vector(), map_ref([s](T, T y) { return ref::sub(s, y); })));
+    // Into an output that starts one element past a 64-byte line: the element-wise head before the
+    // streamed lines, and a tail after them.
+    auto wide = porta_test::poisoned<T>(Shape{n + 2}, dev);
+    auto out = wide.slice({{1, n + 1}});
+    porta::add(a, b, out);
+    const auto w = wide.to_vector();
+    PORTA_CHECK_RESULT(porta_test::compare_exact(std::vector<T>(w.begin() + 1, w.end() - 1), sum));
+    CHECK(porta_test::is_poison(w.front()));
+    CHECK(porta_test::is_poison(w.back()));
+    // In place: the output is an input, stored normally.
+    auto a2 = a.clone();
+    porta::sub(a2, b, a2);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(a2.to_vector(), map_ref(ref::sub<T>)));
+    auto b2 = b.clone();
+    porta::mul(s, b2, b2);
+    PORTA_CHECK_RESULT(porta_test::compare_exact(b2.to_vector(), map_ref([s](T, T y) { return ref::mul(s, y); })));
+  }
+}
 
 TEMPLATE_TEST_CASE("binary maps: array op array", "[map][binary]", PORTA_TEST_TYPES) {
   using T = TestType;

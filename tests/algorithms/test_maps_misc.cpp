@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // axpy, fill, iota, copy, cast and the operators, on every device.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,11 +16,23 @@ using porta::Shape;
 
 #define PORTA_TEST_TYPES float, double, std::int32_t, std::int64_t
 
+namespace {
+
+// n elements of T just past the last-level cache: where the CPU's maps write with streaming stores
+// (backends/openmp/cpu_map_common.hpp).
+template <class T>
+std::int64_t past_cache() {
+  return std::min<std::int64_t>(std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20) / sizeof(T), 1 << 25) + 3;
+}
+
+}  // namespace
+
 TEMPLATE_TEST_CASE("axpy", "[map][axpy]", PORTA_TEST_TYPES) {
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  for (std::int64_t n : {0, 1, 7, 1000, 1000003}) {
+  // 65535 and 65536: either side of the CPU's whole team
+  for (std::int64_t n : {0, 1, 7, 1000, 65535, 65536, 1000003}) {
     INFO("n = " << n);
     const auto hx = porta_test::nonzero<T>(rng, n);
     const auto hy = porta_test::nonzero<T>(rng, n);
@@ -62,7 +77,8 @@ TEMPLATE_TEST_CASE("fill", "[map][fill]", PORTA_TEST_TYPES) {
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  for (std::int64_t n : {0, 1, 7, 1000003}) {
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{65535}, std::int64_t{65536},
+                         std::int64_t{1000003}, past_cache<T>()}) {
     INFO("n = " << n);
     const T v = porta_test::nonzero<T>(rng, 1).front();
     auto y = porta_test::poisoned<T>(Shape{n}, dev);
@@ -80,9 +96,11 @@ TEMPLATE_TEST_CASE("iota", "[map][iota]", PORTA_TEST_TYPES) {
   struct Case {
     double start, step;
   };
-  // starts and steps whose multiples are exact in every dtype up to n = 1000003
+  // starts and steps whose multiples are exact in every dtype up to n = 1000003, and in all but
+  // float past the cache
+  const std::int64_t big = std::is_same_v<T, float> ? 1000003 : past_cache<T>();
   for (Case c : {Case{0, 1}, Case{-7, 3}, Case{100, -2}, Case{5, 0}}) {
-    for (std::int64_t n : {0, 1, 7, 1000003}) {
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1000003}, big}) {
       INFO("start " << c.start << " step " << c.step << " n " << n);
       std::vector<T> ref(static_cast<std::size_t>(n));
       for (std::int64_t i = 0; i < n; ++i) ref[i] = static_cast<T>(c.start + static_cast<double>(i) * c.step);

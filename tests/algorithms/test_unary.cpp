@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unary maps: every op and dtype on every device, against host references.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -164,6 +167,38 @@ TEMPLATE_TEST_CASE("unary maps match host references", "[map][unary]", float, do
       const Array<T> y = uc.make(x);
       CHECK(y.shape() == shape);
       PORTA_CHECK_RESULT(check(uc, dev, y.to_vector(), in));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("unary maps either side of the CPU's team and streaming-store sizes", "[map][unary][sizes]", float,
+                   double, std::int32_t, std::int64_t) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  // The whole team from 2^16 elements; streaming stores once input and output exceed the last-level
+  // cache (backends/openmp/cpu_map_common.hpp).
+  const long llc = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20);
+  for (const UnaryCase<T>& uc : unary_cases<T>()) {
+    if (std::string(uc.name) != "neg") continue;  // one loop template serves every op
+    INFO("op " << uc.name << " on " << dev.to_string());
+    for (std::int64_t n :
+         {std::int64_t{65535}, std::int64_t{65536}, std::min<std::int64_t>(llc / sizeof(T), 1 << 25) + 5}) {
+      INFO("n = " << n);
+      const std::vector<T> in = uc.inputs(rng, n);
+      const auto x = Array<T>::from(in, dev);
+      porta_test::poison_pool<T>(n, dev);
+      PORTA_CHECK_RESULT(check(uc, dev, uc.make(x).to_vector(), in));
+      // into an output one element past a 64-byte line
+      auto wide = porta_test::poisoned<T>(Shape{n + 1}, dev);
+      auto out = wide.slice({{1, n + 1}});
+      uc.into(x, out);
+      PORTA_CHECK_RESULT(check(uc, dev, out.to_vector(), in));
+      CHECK(porta_test::is_poison(wide.item(0)));
+      // in place: stored normally
+      auto z = x.clone();
+      uc.into(z, z);
+      PORTA_CHECK_RESULT(check(uc, dev, z.to_vector(), in));
     }
   }
 }

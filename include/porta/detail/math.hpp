@@ -272,7 +272,8 @@ PORTA_HOST_DEVICE inline double two_prod(double a, double b, double* e) {
 template <bool Double>
 PORTA_HOST_DEVICE inline double sin_poly(double rh, double rl) {
   const double z = mul(rh, rh);
-  const double S = Double ? sin_s_d(z) : sin_s_f(z);
+  if constexpr (!Double) return add(rh, mul(mul(rh, z), sin_s_f(z)));
+  const double S = sin_s_d(z);
   return add(rh, add(mul(mul(rh, z), S), mul(rl, sub(1.0, mul(0.5, z)))));
 }
 template <bool Double>
@@ -282,13 +283,22 @@ PORTA_HOST_DEVICE inline double cos_poly(double rh, double rl) {
   const double hz = mul(0.5, z);
   const double w = sub(1.0, hz);
   // (1 - w) - hz recovers the rounding error of w exactly.
+  if constexpr (!Double) return add(w, add(sub(sub(1.0, w), hz), mul(mul(z, z), C)));
   return add(w, add(sub(sub(1.0, w), hz), sub(mul(mul(z, z), C), mul(rh, rl))));
 }
 
 // x = (4j + q) pi/2 + rh + rl for |x| < kTrigFastLimit; returns q in 0..3.
+// For float results rl is 0: the float inputs nearest a multiple of pi/2 leave |r| >~ 2^-30, so
+// r rounded once is ample and the compensated sums are skipped.
+template <bool Double>
 PORTA_HOST_DEVICE inline unsigned trig_reduce_fast(double x, double* rh, double* rl) {
   const double n = round_int(mul(x, kTwoOverPi));
   const double a = sub(x, mul(n, kPio2_1));  // exact (Sterbenz)
+  if constexpr (!Double) {
+    *rh = sub(sub(sub(a, mul(n, kPio2_2)), mul(n, kPio2_3)), mul(n, kPio2_4));
+    *rl = 0.0;
+    return static_cast<unsigned>(bits(add(n, kRound))) & 3u;
+  }
   double e;
   const double h = two_sum(a, -mul(n, kPio2_2), &e);
   const double lo = sub(sub(e, mul(n, kPio2_3)), mul(n, kPio2_4));
@@ -385,7 +395,7 @@ PORTA_HOST_DEVICE inline unsigned trig_reduce_large(double x, double* rh, double
 template <bool Double, bool Cos>
 PORTA_HOST_DEVICE inline double trig_fast(double x) {
   double rh, rl;
-  const unsigned q = trig_reduce_fast(x, &rh, &rl) + (Cos ? 1u : 0u);
+  const unsigned q = trig_reduce_fast<Double>(x, &rh, &rl) + (Cos ? 1u : 0u);
   const double s = sin_poly<Double>(rh, rl), c = cos_poly<Double>(rh, rl);
   // sin(x) by quadrant: sin r, cos r, -sin r, -cos r; cos(x) is sin(x + pi/2).
   const double v = (q & 1u) ? c : s;
