@@ -18,12 +18,12 @@
 // as HIP on HIP devices. Asking a plain C++ translation unit to launch on a GPU is an Unavailable
 // error that names the fix.
 //
-// A kernel is a lambda (PORTA_LAMBDA) or a functor (a struct with a const PORTA_HOST_DEVICE
-// operator()); either must be trivially copyable: capture Views, pointers and numbers by value,
-// never an Array or a std::vector (a compile-time error says so). On the CPU, prefer a functor in a
-// file compiled by nvcc: nvcc calls the host side of its __host__ __device__ lambdas through a
-// function pointer per index, which stops inlining and vectorisation (hipcc and plain C++ do not).
-// See docs/guide.md, "Your own kernels".
+// A kernel is a lambda (PORTA_LAMBDA, or PORTA_KERNEL) or a functor (a struct with a const
+// PORTA_HOST_DEVICE operator()); either must be trivially copyable: capture Views, pointers and
+// numbers by value, never an Array or a std::vector (a compile-time error says so). In a file that
+// nvcc compiles, write PORTA_KERNEL((std::int64_t i) { ... }) or a functor where CPU speed matters:
+// nvcc calls the host side of a PORTA_LAMBDA through a function pointer per index, which stops
+// inlining and vectorisation (hipcc and plain C++ do not). See docs/guide.md, "User kernels".
 //
 // On the CPU, parallel_for splits the range over the OpenMP team when the work is worth it,
 // measured, not counted (porta/detail/cpu_parallel.hpp; Range::grain overrides). A kernel that
@@ -66,6 +66,22 @@
 #define PORTA_LAMBDA [=]
 #endif
 
+// The same lambda with the whole of it as the argument, parameters and body:
+//   PORTA_KERNEL((std::int64_t i) { yv[i] = 2 * xv[i] + yv[i]; })
+// As fast on the CPU from a file that nvcc compiles as from plain C++. nvcc turns the host side of
+// an extended __host__ __device__ lambda into a wrapper that calls the body through a function
+// pointer per index (no compiler can inline or vectorise that); having the text of the body, this
+// macro makes two lambdas of it there: the extended one, which GPU launches take, and a plain host
+// lambda, which the CPU loops call and inline. Elsewhere it is PORTA_LAMBDA's single lambda. The
+// body is a macro argument, so it cannot hold preprocessor directives.
+#if defined(__NVCC__)
+#define PORTA_KERNEL(...) ::porta::detail::dual_kernel([=] __VA_ARGS__, [=] __host__ __device__ __VA_ARGS__)
+#elif PORTA_GPU_COMPILER
+#define PORTA_KERNEL(...) [=] __host__ __device__ __VA_ARGS__
+#else
+#define PORTA_KERNEL(...) [=] __VA_ARGS__
+#endif
+
 namespace porta {
 
 // Reduction operators for transform_reduce, with the identities that the canonical order pads with.
@@ -75,6 +91,53 @@ using maximum_op = detail::MaxOp;
 using minimum_op = detail::MinOp;
 
 namespace detail {
+
+// PORTA_KERNEL under nvcc: `host`, a plain lambda, for every CPU path; `device`, the extended
+// __host__ __device__ lambda of the same text, for GPU launches (a __global__ template may not be
+// instantiated with a host lambda's type, so the pair itself never reaches one).
+template <class H, class D>
+struct DualKernel {
+  H host;
+  D device;
+  template <class... A>
+  PORTA_HOST_DEVICE auto operator()(A&&... a) const -> decltype(host(std::forward<A>(a)...)) {
+#if PORTA_DEVICE_PASS
+    return device(std::forward<A>(a)...);
+#else
+    return host(std::forward<A>(a)...);
+#endif
+  }
+};
+template <class H, class D>
+DualKernel<H, D> dual_kernel(H h, D d) {
+  return {h, d};
+}
+template <class F>
+const F& host_part(const F& f) {
+  return f;
+}
+template <class H, class D>
+const H& host_part(const DualKernel<H, D>& f) {
+  return f.host;
+}
+template <class F>
+const F& device_part(const F& f) {
+  return f;
+}
+template <class H, class D>
+const D& device_part(const DualKernel<H, D>& f) {
+  return f.device;
+}
+#if PORTA_GPU_COMPILER
+namespace gpu_user {
+// A map of a PORTA_KERNEL launches its GPU lambda alone (declared before map_pointers, which calls it).
+template <class T, class H, class D, class... In>
+void map(Device device, std::int64_t n, const DualKernel<H, D>& f, T* out, void* native_stream, const char* fn,
+         const In*... in) {
+  map(device, n, f.device, out, native_stream, fn, in...);
+}
+}  // namespace gpu_user
+#endif
 
 [[noreturn]] inline void throw_not_gpu_tu(const char* fn, Device device) {
   throw Unavailable(std::string(fn) + ": cannot launch a user kernel on " + device.to_string() +
@@ -118,6 +181,10 @@ inline constexpr bool kernel_copyable_v =
 #else
     std::is_trivially_copyable_v<F>;
 #endif
+
+// The pair of PORTA_KERNEL: its host lambda has the captures of both, as the compiler sees them.
+template <class H, class D>
+inline constexpr bool kernel_copyable_v<DualKernel<H, D>> = std::is_trivially_copyable_v<H>;
 
 #define PORTA_DETAIL_CHECK_KERNEL(F)                                                                             \
   static_assert(::porta::detail::kernel_copyable_v<F>,                                                           \
@@ -365,16 +432,17 @@ void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& st
   detail::check_device(device, fn);
   if (device.is_strict()) {  // queued like a GPU launch (docs/strict.md)
     if (range.size() > 0)
-      detail::strict_enqueue(static_cast<porta_stream>(stream.native_handle()),
-                             detail::strict_task([range, f] { detail::cpu_parallel_for(range, f); }), fn);
+      detail::strict_enqueue(
+          static_cast<porta_stream>(stream.native_handle()),
+          detail::strict_task([range, h = detail::host_part(f)] { detail::cpu_parallel_for(range, h); }), fn);
     return;
   }
   if (device.type == DeviceType::cpu) {
-    if (range.size() > 0) detail::cpu_parallel_for(range, f);
+    if (range.size() > 0) detail::cpu_parallel_for(range, detail::host_part(f));
     return;
   }
 #if PORTA_GPU_COMPILER
-  detail::gpu_user::parallel_for(device, range, f, stream.native_handle(), fn);
+  detail::gpu_user::parallel_for(device, range, detail::device_part(f), stream.native_handle(), fn);
 #else
   detail::throw_not_gpu_tu(fn, device);
 #endif
@@ -520,21 +588,25 @@ auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op,
   detail::check_stream_device(stream, device, fn);
   detail::check_device(device, fn);
   const std::int64_t n = range.size();
-  const auto load = detail::linear_load(range, f);
   T r;
-  if (device.is_strict()) {  // the host needs the value now: queued work first, then this (docs/strict.md)
-    detail::strict_run_now(
-        static_cast<porta_stream>(stream.native_handle()), detail::strict_task([&r, n, op, &load, &range] {
-          r = detail::reduce_canonical_cpu<T>(n, op, detail::CastLoad<T, decltype(load)>{&load}, range.grain());
-        }),
-        fn);
-  } else if (device.type == DeviceType::cpu) {
-    r = detail::reduce_canonical_cpu<T>(n, op, detail::CastLoad<T, decltype(load)>{&load}, range.grain());
+  if (device.is_strict() || device.type == DeviceType::cpu) {
+    const auto load = detail::linear_load(range, detail::host_part(f));
+    const detail::CastLoad<T, decltype(load)> cast{&load};
+    if (device.is_strict()) {  // the host needs the value now: queued work first, then this (docs/strict.md)
+      detail::strict_run_now(static_cast<porta_stream>(stream.native_handle()),
+                             detail::strict_task([&r, n, op, &cast, &range] {
+                               r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
+                             }),
+                             fn);
+    } else {
+      r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
+    }
   } else {
 #if PORTA_GPU_COMPILER
     // A grain of at most 32 index points says each term is heavy: worth its own GPU thread.
     const bool heavy = range.grain() > 0 && range.grain() <= 32;
-    r = detail::gpu_user::transform_reduce<T>(device, n, op, load, heavy, stream.native_handle(), fn);
+    r = detail::gpu_user::transform_reduce<T>(device, n, op, detail::linear_load(range, detail::device_part(f)), heavy,
+                                              stream.native_handle(), fn);
 #else
     detail::throw_not_gpu_tu(fn, device);
 #endif

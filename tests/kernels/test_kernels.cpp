@@ -681,3 +681,108 @@ TEMPLATE_TEST_CASE("a 3-D stencil over lines and tiles, split at any line", "[ke
     PORTA_CHECK_RESULT(compare_stencil(b.to_vector(), expect));
   }
 }
+
+// ---- PORTA_KERNEL: the lambda as one macro argument, host-inlined on the CPU even under nvcc ------
+
+TEMPLATE_TEST_CASE("PORTA_KERNEL runs the kernel of its text on every device and rank", "[kernels][range]", float,
+                   double) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  INFO("on " << dev.to_string());
+  {  // 1-D: y = a x + y
+    const std::int64_t n = 100003;
+    const auto hx = porta_test::uniform<T>(rng, n, T(-1), T(1));
+    const auto hy = porta_test::uniform<T>(rng, n, T(-1), T(1));
+    const auto x = Array<T>::from(hx, dev);
+    auto y = Array<T>::from(hy, dev);
+    const T a = T(0.75);
+    // example-begin kernel-macro
+    auto xv = x.view();
+    auto yv = y.view();
+    porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) { yv[i] = a * xv[i] + yv[i]; }));
+    // example-end kernel-macro
+    PORTA_CHECK_RESULT(compare_mul_add(y.to_vector(), std::vector<T>(static_cast<std::size_t>(n), a), hx, hy));
+  }
+  {  // 2-D: the guide's stencil, default rows and tiles
+    const std::int64_t ny = 71, nx = 133;
+    const auto h = porta_test::uniform<T>(rng, ny * nx, T(-1), T(1));
+    const std::vector<double> hd(h.begin(), h.end());
+    const auto a = Array<T>::from(h, Shape{ny, nx}, dev);
+    const T k = T(0.125);
+    std::vector<double> expect(hd);
+    for (std::int64_t i = 1; i < ny - 1; ++i)
+      for (std::int64_t j = 1; j < nx - 1; ++j) {
+        const auto at = [&](std::int64_t r, std::int64_t c) { return hd[static_cast<std::size_t>(r * nx + c)]; };
+        expect[static_cast<std::size_t>(i * nx + j)] =
+            at(i, j) + 0.125 * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - 4.0 * at(i, j));
+      }
+    for (const std::array<std::int64_t, 2> tile : {std::array<std::int64_t, 2>{0, 0}, {3, 40}}) {
+      INFO("tile " << tile[0] << " x " << tile[1]);
+      auto b = a.clone();
+      auto u = a.view();
+      auto next = b.view();
+      auto r = porta::Range<2>({1, 1}, {ny - 1, nx - 1});
+      if (tile[0] > 0) r = r.tile(tile);
+      porta::parallel_for(dev, r, PORTA_KERNEL((std::int64_t i, std::int64_t j) {
+                            next(i, j) =
+                                u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - T(4) * u(i, j));
+                          }));
+      PORTA_CHECK_RESULT(compare_stencil(b.to_vector(), expect));
+    }
+  }
+  {  // 3-D: a 7-point stencil over the interior, flat indices from captured extents
+    const std::int64_t n0 = 9, n1 = 13, n2 = 37;
+    const auto h = porta_test::uniform<T>(rng, n0 * n1 * n2, T(-1), T(1));
+    const std::vector<double> hd(h.begin(), h.end());
+    const auto a = Array<T>::from(h, Shape{n0, n1, n2}, dev);
+    std::vector<double> expect(hd);
+    for (std::int64_t i = 1; i < n0 - 1; ++i)
+      for (std::int64_t j = 1; j < n1 - 1; ++j)
+        for (std::int64_t k = 1; k < n2 - 1; ++k)
+          expect[static_cast<std::size_t>((i * n1 + j) * n2 + k)] = stencil7_ref(hd, n1, n2, 0.125, i, j, k);
+    auto b = a.clone();
+    auto u = a.view();
+    auto v = b.view();
+    const T c = T(0.125);
+    porta::parallel_for(dev, porta::Range<3>({1, 1, 1}, {n0 - 1, n1 - 1, n2 - 1}),
+                        PORTA_KERNEL((std::int64_t i, std::int64_t j, std::int64_t k) {
+                          const std::int64_t p = (i * n1 + j) * n2 + k;
+                          v[p] = u[p] + c * (u[p - n1 * n2] + u[p + n1 * n2] + u[p - n2] + u[p + n2] + u[p - 1] +
+                                             u[p + 1] - T(6) * u[p]);
+                        }));
+    PORTA_CHECK_RESULT(compare_stencil(b.to_vector(), expect));
+  }
+  {  // map, into a whole array and into every other element of one
+    const std::int64_t n = 4099;
+    const auto hx = porta_test::uniform<T>(rng, n, T(-1), T(1));
+    const auto hy = porta_test::uniform<T>(rng, n, T(-1), T(1));
+    const auto x = Array<T>::from(hx, dev);
+    const auto y = Array<T>::from(hy, dev);
+    auto out = porta_test::poisoned<T>(Shape{n}, dev);
+    const T s = T(-1.5);
+    porta::map(out, PORTA_KERNEL((T a, T b) { return s * a + b; }), x, y);
+    PORTA_CHECK_RESULT(compare_mul_add(out.to_vector(), std::vector<T>(static_cast<std::size_t>(n), s), hx, hy));
+    auto wide = porta_test::poisoned<T>(Shape{2 * n}, dev);
+    auto every_other = wide.slice({{porta::none, porta::none, 2}});
+    porta::map(every_other, PORTA_KERNEL((T a) { return -a; }), x);
+    const auto got = wide.to_vector();
+    std::vector<T> expect(static_cast<std::size_t>(2 * n), porta_test::poison<T>());
+    for (std::int64_t i = 0; i < n; ++i) expect[static_cast<std::size_t>(2 * i)] = -hx[static_cast<std::size_t>(i)];
+    PORTA_CHECK_RESULT(porta_test::compare_exact(got, expect));
+  }
+  {  // transform_reduce: the same terms as PORTA_LAMBDA's, so the same bits (canonical order)
+    const std::int64_t n = 70001;
+    const auto h = porta_test::uniform<T>(rng, n, T(-1), T(1));
+    const auto x = Array<T>::from(h, dev);
+    const auto xv = x.view();
+    const double s1 = porta::transform_reduce(
+        dev, n, 0.0, porta::plus{}, PORTA_KERNEL((std::int64_t i) { return static_cast<double>(xv[i]) * xv[i]; }));
+    const double s2 = porta::transform_reduce(
+        dev, n, 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return static_cast<double>(xv[i]) * xv[i]; });
+    CHECK(porta_test::same_bits(s1, s2));
+    long double exact = 0;
+    for (T v : h) exact += static_cast<long double>(v) * v;
+    CHECK(std::abs(static_cast<long double>(s1) - exact) <= porta_test::sum_tolerance<double>(n, exact));
+  }
+}
