@@ -17,6 +17,17 @@
 //   reduce_expr    sum of sqrt(x[i]^2 + y[i]^2), double                   2 words per element
 //   cg             one conjugate-gradient iteration, dense n x n SPD      n^2 + 10n words
 //                  matrix: matvec, 2 dots, 2 axpys and p = r + beta p
+//   guide_axpy     y = a x + y over porta::range(n), float and double     3 words per element
+//   guide_jacobi   the guide's Jacobi sweep over Range<2>'s interior,      2 words per cell
+//                  n x n, float and double
+//   guide_stencil3d  a 7-point sweep over Range<3>'s interior, n^3,        2 words per cell
+//                  float and double
+//
+// The guide_ cases are the kernels as docs/guide.md writes them: the body indexes porta::Views
+// (v[i], v(i, j)) captured by a PORTA_LAMBDA ("porta"), a functor holding Views ("porta_functor")
+// or a PORTA_KERNEL ("porta_kernel_macro"), beside the OpenMP loop nest over raw pointers that a
+// user would write instead ("openmp"). heat_1d and heat_2d are the same stencil with a body that
+// takes raw pointers (heat_point): kept as an extra, not the documented form.
 //
 // The CPU cases are registered twice: from a plain C++ translation unit (kernels_cpu.cpp) and,
 // when CUDA is built, from one compiled by nvcc (kernels_cpu_nvcc.cu; ops get the suffix _nvcc),
@@ -32,6 +43,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "porta/array.hpp"
 
 // An `omp simd` reduction inside a body shared with device code: the host compiler sees it, the
 // device pass does not.
@@ -49,9 +61,11 @@ namespace porta_bench {
 // shrunk with the run's largest vector and matrix sizes so that the smoke run (2^12, matmul 256)
 // stays tiny. PORTA_BENCH_HEAT_N, PORTA_BENCH_NBODY_N and PORTA_BENCH_CG_N set them outright.
 struct KernelSizes {
-  std::int64_t heat = 2048;    // grid side
-  std::int64_t nbody = 16384;  // bodies
-  std::int64_t cg = 4096;      // matrix side
+  std::int64_t heat = 2048;                   // grid side (heat_1d, heat_2d, guide_jacobi)
+  std::int64_t nbody = 16384;                 // bodies
+  std::int64_t cg = 4096;                     // matrix side
+  std::int64_t axpy = std::int64_t{1} << 24;  // guide_axpy elements
+  std::int64_t stencil3d = 256;               // guide_stencil3d cube side
   std::vector<std::int64_t> reduce;
 };
 
@@ -72,6 +86,8 @@ inline KernelSizes kernel_sizes() {
   k.nbody =
       env_size("PORTA_BENCH_NBODY_N", std::min<std::int64_t>(16384, std::int64_t{1} << std::max(l.max_log2 - 3, 2)));
   k.cg = env_size("PORTA_BENCH_CG_N", std::min<std::int64_t>(4096, l.matmul_max));
+  k.axpy = env_size("PORTA_BENCH_AXPY_N", std::int64_t{1} << std::min(24, l.max_log2));
+  k.stencil3d = env_size("PORTA_BENCH_STENCIL3D_N", std::min<std::int64_t>(256, std::int64_t{1} << (l.max_log2 / 3)));
   for (int e = std::max(20, l.min_log2); e <= std::min(24, l.max_log2); e += 2)
     k.reduce.push_back(std::int64_t{1} << e);
   if (k.reduce.empty()) k.reduce.push_back(std::int64_t{1} << l.max_log2);
@@ -85,11 +101,13 @@ inline void add_kernel_sizes_context() {
   for (std::int64_t n : k.reduce) r += (r.empty() ? "" : ",") + std::to_string(n);
   benchmark::AddCustomContext("porta_kernel_sizes", "heat " + std::to_string(k.heat) + "x" + std::to_string(k.heat) +
                                                         ", nbody " + std::to_string(k.nbody) + ", cg " +
-                                                        std::to_string(k.cg) + ", reduce_expr " + r);
+                                                        std::to_string(k.cg) + ", guide_axpy " +
+                                                        std::to_string(k.axpy) + ", guide_stencil3d " +
+                                                        std::to_string(k.stencil3d) + "^3, reduce_expr " + r);
 }
 
-// `--ops kernels` runs every case here; `--ops heat` (nbody, reduce_expr, cg) one family, and an
-// op's own name (heat_2d_nvcc) one op.
+// `--ops kernels` runs every case here; `--ops heat` (nbody, reduce_expr, cg, guide) one family, and
+// an op's own name (heat_2d_nvcc) one op.
 inline bool wanted_kernel(const std::string& op, const std::string& family) {
   return wanted(op, "kernels") || wanted(family, "kernels");
 }
@@ -242,6 +260,47 @@ struct Xpby {
   T* p;
   T beta;
   PB_HOST_DEVICE void operator()(std::int64_t i) const { p[i] = r[i] + beta * p[i]; }
+};
+
+// ---- the guide's form: kernels that index porta::Views ----------------------------------------------
+// The functors of the guide_ cases; the PORTA_LAMBDA and PORTA_KERNEL forms (kernels_cpu.hpp) and the
+// OpenMP loops write the same expressions, operation for operation.
+template <class T>
+constexpr T kGuideA = T(0.5);  // guide_axpy's a
+template <class T>
+constexpr T kGuideK = T(0.2);  // guide_jacobi's k (at most 1/4: stable)
+template <class T>
+constexpr T kGuideC = T(0.125);  // guide_stencil3d's c (at most 1/6: stable)
+
+template <class T>
+struct GuideAxpy {
+  porta::View<const T> x;
+  porta::View<T> y;
+  T a;
+  PB_HOST_DEVICE void operator()(std::int64_t i) const { y[i] = a * x[i] + y[i]; }
+};
+// The functor of docs/guide.md, section 4, in float and double.
+template <class T>
+struct GuideJacobi {
+  porta::View<const T> u;
+  porta::View<T> next;
+  T k;
+  PB_HOST_DEVICE void operator()(std::int64_t i, std::int64_t j) const {
+    next(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - T(4) * u(i, j));
+  }
+};
+// A 3-D grid of n0 x n1 x n2 in a flat View (Views index rows and columns; a third dimension is
+// the user's arithmetic).
+template <class T>
+struct GuideStencil3D {
+  porta::View<const T> u;
+  porta::View<T> v;
+  std::int64_t n1, n2;
+  T c;
+  PB_HOST_DEVICE void operator()(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    const std::int64_t p = (i * n1 + j) * n2 + k;
+    v[p] = u[p] + c * (u[p - n1 * n2] + u[p + n1 * n2] + u[p - n2] + u[p + n2] + u[p - 1] + u[p + 1] - T(6) * u[p]);
+  }
 };
 
 // Host inputs of the cases, from common.hpp's counter-based generator (the same for every

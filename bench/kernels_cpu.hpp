@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -356,6 +357,135 @@ CgPorta<T> make_cg_porta(const std::string& id, std::int64_t n, Style style, boo
   return s;
 }
 
+// ---- the guide's form: kernels that index Views (kernels_common.hpp, guide_*) ----------------------------
+// Each as a PORTA_LAMBDA, a functor and a PORTA_KERNEL, beside the OpenMP loop over raw pointers.
+enum class Form { lambda, functor, kernel_macro };
+const char* impl_of(Form f) {
+  return f == Form::lambda ? "porta" : f == Form::functor ? "porta_functor" : "porta_kernel_macro";
+}
+
+enum class Guide { axpy, jacobi, stencil3d };
+
+// in -> out (axpy: y += a x, in place in out).
+template <class T>
+void porta_guide(Guide g, const porta::Array<T>& in, porta::Array<T>& out, std::int64_t n, Form form) {
+  const auto u = in.view();
+  const auto v = out.view();
+  if (g == Guide::axpy) {
+    const T a = pb::kGuideA<T>;
+    if (form == Form::functor) {
+      porta::parallel_for(kCpu, n, pb::GuideAxpy<T>{u, v, a});
+    } else if (form == Form::lambda) {
+      porta::parallel_for(
+          kCpu, n, PORTA_LAMBDA(std::int64_t i) { v[i] = a * u[i] + v[i]; });
+    } else {
+      porta::parallel_for(kCpu, n, PORTA_KERNEL((std::int64_t i) { v[i] = a * u[i] + v[i]; }));
+    }
+  } else if (g == Guide::jacobi) {
+    const T k = pb::kGuideK<T>;
+    const auto interior = porta::Range<2>({1, 1}, {n - 1, n - 1});
+    const auto next = v;
+    if (form == Form::functor) {
+      porta::parallel_for(kCpu, interior, pb::GuideJacobi<T>{u, next, k});
+    } else if (form == Form::lambda) {
+      porta::parallel_for(
+          kCpu, interior, PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+            next(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - T(4) * u(i, j));
+          });
+    } else {
+      porta::parallel_for(kCpu, interior, PORTA_KERNEL((std::int64_t i, std::int64_t j) {
+                            next(i, j) =
+                                u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - T(4) * u(i, j));
+                          }));
+    }
+  } else {
+    const T c = pb::kGuideC<T>;
+    const auto interior = porta::Range<3>({1, 1, 1}, {n - 1, n - 1, n - 1});
+    if (form == Form::functor) {
+      porta::parallel_for(kCpu, interior, pb::GuideStencil3D<T>{u, v, n, n, c});
+    } else if (form == Form::lambda) {
+      porta::parallel_for(
+          kCpu, interior, PORTA_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+            const std::int64_t p = (i * n + j) * n + k;
+            v[p] = u[p] + c * (u[p - n * n] + u[p + n * n] + u[p - n] + u[p + n] + u[p - 1] + u[p + 1] - T(6) * u[p]);
+          });
+    } else {
+      porta::parallel_for(
+          kCpu, interior, PORTA_KERNEL((std::int64_t i, std::int64_t j, std::int64_t k) {
+            const std::int64_t p = (i * n + j) * n + k;
+            v[p] = u[p] + c * (u[p - n * n] + u[p + n * n] + u[p - n] + u[p + n] + u[p - 1] + u[p + 1] - T(6) * u[p]);
+          }));
+    }
+  }
+}
+
+// The loops a user writes without porta: `omp parallel for` over the outermost index, raw pointers.
+template <class T>
+[[gnu::noinline]] void omp_guide(Guide g, const T* __restrict u, T* __restrict v, std::int64_t n) {
+  if (g == Guide::axpy) {
+    const T a = pb::kGuideA<T>;
+    PBK_OMP("omp parallel for schedule(static)")
+    for (std::int64_t i = 0; i < n; ++i) v[i] = a * u[i] + v[i];
+  } else if (g == Guide::jacobi) {
+    const T k = pb::kGuideK<T>;
+    PBK_OMP("omp parallel for schedule(static)")
+    for (std::int64_t i = 1; i < n - 1; ++i)
+      for (std::int64_t j = 1; j < n - 1; ++j) {
+        const std::int64_t c = i * n + j;
+        v[c] = u[c] + k * (u[c - n] + u[c + n] + u[c - 1] + u[c + 1] - T(4) * u[c]);
+      }
+  } else {
+    const T c = pb::kGuideC<T>;
+    PBK_OMP("omp parallel for schedule(static)")
+    for (std::int64_t i = 1; i < n - 1; ++i)
+      for (std::int64_t j = 1; j < n - 1; ++j)
+        for (std::int64_t k = 1; k < n - 1; ++k) {
+          const std::int64_t p = (i * n + j) * n + k;
+          v[p] = u[p] + c * (u[p - n * n] + u[p + n * n] + u[p - n] + u[p + n] + u[p - 1] + u[p + 1] - T(6) * u[p]);
+        }
+  }
+}
+
+std::int64_t guide_elements(Guide g, std::int64_t n) {
+  return g == Guide::axpy ? n : g == Guide::jacobi ? n * n : n * n * n;
+}
+// Words moved per call: axpy reads x and y and writes y; the stencils read u and write v once per
+// cell (neighbours come from cache).
+double guide_bytes(Guide g, std::int64_t n, std::size_t word) {
+  return (g == Guide::axpy ? 3.0 : 2.0) * static_cast<double>(guide_elements(g, n)) * static_cast<double>(word);
+}
+
+// Input and output start as two random arrays, the same for porta and the peer (a stencil never
+// writes the output's boundary).
+template <class T>
+struct GuidePorta {
+  porta::Array<T> in, out;
+};
+template <class T>
+struct GuidePeer {
+  pb::HostBuffer<T> in, out;
+};
+template <class T>
+GuidePeer<T> make_guide_peer(Guide g, std::int64_t n) {
+  const std::int64_t m = guide_elements(g, n);
+  return GuidePeer<T>{pb::HostBuffer<T>(m, pb::host_random<T>(m, 0)), pb::HostBuffer<T>(m, pb::host_random<T>(m, 1))};
+}
+template <class T>
+GuidePorta<T> make_guide_porta(const std::string& id, Guide g, std::int64_t n, Form form) {
+  const std::int64_t m = guide_elements(g, n);
+  // The 2-D accessor needs the grid's shape; the others index flat memory.
+  const porta::Shape shape = g == Guide::jacobi ? porta::Shape{n, n} : porta::Shape{m};
+  GuidePorta<T> d{porta::Array<T>::from(pb::host_random<T>(m, 0), shape, kCpu),
+                  porta::Array<T>::from(pb::host_random<T>(m, 1), shape, kCpu)};
+  porta_guide(g, d.in, d.out, n, form);
+  GuidePeer<T> p = make_guide_peer<T>(g, n);
+  omp_guide(g, p.in.get(), p.out.get(), n);
+  // One call of the same expression on the same data: equal but for contraction (a few roundings of
+  // values up to 3 max|u|).
+  pb::expect_close(id, d.out.to_vector().data(), p.out.get(), m, sizeof(T) == 4 ? 1e-5 : 1e-13);
+  return d;
+}
+
 // ---- registration ---------------------------------------------------------------------------------------
 template <class S, class Make, class Run>
 void timed(benchmark::State& st, const std::string& id, Make make, Run run) {
@@ -469,9 +599,38 @@ void register_cg(const std::string& op, std::int64_t n) {
   }));
 }
 
+template <class T>
+void register_guide(const std::string& op, Guide g, std::int64_t n) {
+  const char* dt = pb::dtype_name<T>();
+  const double bytes = guide_bytes(g, n, sizeof(T));
+  for (Form form : {Form::lambda, Form::functor, Form::kernel_macro}) {
+    configure(pb::add(op, dt, impl_of(form), n, [=](benchmark::State& st, const std::string& id) {
+      timed<GuidePorta<T>>(
+          st, id, [&] { return make_guide_porta<T>(id, g, n, form); },
+          [&](GuidePorta<T>& d) { porta_guide(g, d.in, d.out, n, form); });
+      pb::set_bytes(st, bytes);
+    }));
+  }
+  configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
+    timed<GuidePeer<T>>(
+        st, id, [&] { return make_guide_peer<T>(g, n); },
+        [&](GuidePeer<T>& d) { omp_guide(g, d.in.get(), d.out.get(), n); });
+    pb::set_bytes(st, bytes);
+  }));
+}
+
 void register_all() {
   const std::string sfx = PB_KERNELS_SUFFIX;
   const pb::KernelSizes k = pb::kernel_sizes();
+  for (const auto& [name, g, n] : {std::tuple<const char*, Guide, std::int64_t>{"guide_axpy", Guide::axpy, k.axpy},
+                                   {"guide_jacobi", Guide::jacobi, k.heat},
+                                   {"guide_stencil3d", Guide::stencil3d, k.stencil3d}}) {
+    const std::string op = name + sfx;
+    if (pb::wanted_kernel(op, "guide")) {
+      register_guide<float>(op, g, n);
+      register_guide<double>(op, g, n);
+    }
+  }
   if (pb::wanted_kernel("heat_1d" + sfx, "heat")) register_heat<float>("heat_1d" + sfx, k.heat, false);
   if (pb::wanted_kernel("heat_2d" + sfx, "heat")) register_heat<float>("heat_2d" + sfx, k.heat, true);
   if (pb::wanted_kernel("nbody" + sfx, "nbody")) register_nbody("nbody" + sfx, k.nbody, false);

@@ -11,7 +11,7 @@
 #   --max-log2    largest vector size, 2^N elements (default 28); --matmul-max likewise for matmul
 #   --ops         only these ops or groups, comma-separated (copy,axpy,sum,matmul_ts,map,reduce,matmul,latency,
 #                 small: the sum of 2^10 and the map of one element of issue 16, beside an empty launch;
-#                 kernels: the user-kernel cases, or one family of them: heat,nbody,reduce_expr,cg;
+#                 kernels: the user-kernel cases, or one family of them: guide,heat,nbody,reduce_expr,cg;
 #                 fused: fused expressions beside the eager operators and porta::map / an OpenMP loop)
 #   --min-time    Google Benchmark's minimum time per case, in seconds (default: its own, 0.5)
 #   --threads     run the CPU binary once per OpenMP thread count in this comma-separated list

@@ -33,10 +33,15 @@ LATENCY_OPS = ["latency_fill", "latency_add", "latency_sum", "latency_axpy", "la
 # issue 16: PyTorch's x.sum().item() of 2^10 floats on the H200, host-timed (the sum must be no slower)
 TORCH_SMALL_SUM_US = 16.5
 # User kernels (bench/kernels_common.hpp); on the CPU each also as <op>_nvcc, compiled by nvcc.
-KERNEL_OPS = ["heat_1d", "heat_2d", "nbody", "nbody_energy", "reduce_expr", "cg"]
+KERNEL_OPS = ["guide_axpy", "guide_jacobi", "guide_stencil3d", "heat_1d", "heat_2d", "nbody", "nbody_energy",
+              "reduce_expr", "cg"]
 NVCC_SUFFIX = "_nvcc"
 KERNEL_FLOP_OPS = ["nbody", "nbody_energy"]
 KERNEL_TARGET = 0.9  # issue 12: at least 0.9x the OpenMP loop, at 16 threads and at 1
+# The kernels as docs/guide.md writes them (View accessors in the body): at least 0.95x the OpenMP
+# loop nest over raw pointers, as a PORTA_LAMBDA, a functor and a PORTA_KERNEL, from C++ and nvcc.
+GUIDE_OPS = ["guide_axpy", "guide_jacobi", "guide_stencil3d"]
+GUIDE_TARGET = 0.95
 OP_TITLES = {
     "copy": "copy (porta::copy)",
     "scale": "scale (porta::mul by a scalar)",
@@ -53,8 +58,11 @@ OP_TITLES = {
     "latency_sum": "sum, value back on the host",
     "latency_axpy": "axpy, waited for",
     "latency_map": "map of one element (porta::map), waited for, beside an empty kernel launch",
-    "heat_1d": "heat stencil, one sweep, 1-D index over all cells (i / n, i % n)",
-    "heat_2d": "heat stencil, one sweep, 2-D interior range",
+    "guide_axpy": "y = a x + y over porta::range(n), the guide's form (View accessors)",
+    "guide_jacobi": "the guide's Jacobi sweep over Range<2>'s interior (View accessors)",
+    "guide_stencil3d": "7-point sweep over Range<3>'s interior, n^3 (View accessors)",
+    "heat_1d": "heat stencil, one sweep, 1-D index over all cells (i / n, i % n); raw pointers, an extra",
+    "heat_2d": "heat stencil, one sweep, 2-D interior range; raw pointers, an extra",
     "nbody": "n-body accelerations, all pairs (20 FLOP per pair)",
     "nbody_energy": "n-body potential energy: transform_reduce of a per-body sum (12 FLOP per pair)",
     "reduce_expr": "transform_reduce of sqrt(x^2 + y^2)",
@@ -89,6 +97,10 @@ def kernel_base(op):
     """The user-kernel op that `op` is (heat_2d_nvcc -> heat_2d), or None."""
     base = op[: -len(NVCC_SUFFIX)] if op.endswith(NVCC_SUFFIX) else op
     return base if base in KERNEL_OPS else None
+
+
+def kernel_target(op):
+    return GUIDE_TARGET if kernel_base(op) in GUIDE_OPS else KERNEL_TARGET
 
 
 def title_of(op):
@@ -203,8 +215,10 @@ def fmt_ratio(r):
 
 def fmt_size(op, size):
     base = kernel_base(op)
-    if base in ("heat_1d", "heat_2d"):
+    if base in ("heat_1d", "heat_2d", "guide_jacobi"):
         return "%dx%d" % (size, size)
+    if base == "guide_stencil3d":
+        return "%d^3" % size
     if base in ("nbody", "nbody_energy", "cg"):
         return str(size)
     if op.startswith("matmul_ts"):
@@ -330,9 +344,10 @@ def target_rows(run):
                      None if d is None else d <= 0.5))
     elif run.binary == "cpu":
         for op, dtype, impl, size, r in kernel_ratios(run, "openmp"):
-            rows.append(("user kernel ≥ %.1f× OpenMP loop (OpenMP threads: %s)" % (KERNEL_TARGET, run.context.get(
-                "openmp_threads", "?")), "%s %s %s %s" % (op, dtype, impl, fmt_size(op, size)), r,
-                None if r is None else r >= KERNEL_TARGET))
+            need = kernel_target(op)
+            rows.append(("user kernel%s ≥ %.2g× OpenMP loop (OpenMP threads: %s)" % (
+                " in the guide's form" if need == GUIDE_TARGET else "", need, run.context.get("openmp_threads", "?")),
+                "%s %s %s %s" % (op, dtype, impl, fmt_size(op, size)), r, None if r is None else r >= need))
         at_largest(MAP_OPS, "openmp", 0.95, "map ≥ 0.95× OpenMP loop")
         at_largest(REDUCE_OPS, "openmp", 0.9, "reduce ≥ 0.9× OpenMP loop")
         at_largest(["cumsum", "random_uniform", "random_normal"], "copy", 0.6,
@@ -368,8 +383,8 @@ def thread_table(runs):
         return []
     cols = ["threads: %s" % r.context.get("openmp_threads", r.label) for r in cpu]
     lines = ["## User kernels on the CPU by thread count: porta / OpenMP loop", "",
-             "Target (issue 12): ≥ %.1f at every thread count. Each column is one run of porta_cpu_bench." %
-             KERNEL_TARGET, "",
+             "Targets: ≥ %.2g for the guide_ cases, ≥ %.1f for the others, at every thread count. Each column "
+             "is one run of porta_cpu_bench." % (GUIDE_TARGET, KERNEL_TARGET), "",
              "| op | dtype | size | impl | " + " | ".join(cols) + " |", "|" + "---|" * (4 + len(cols))]
     keys = []
     for r in cpu:
@@ -380,7 +395,7 @@ def thread_table(runs):
         cells = []
         for r in cpu:
             v = ratio(op, r.get(op, dtype, impl, size), r.get(op, dtype, "openmp", size))
-            cells.append("—" if v is None else ("%.2f" % v if v >= KERNEL_TARGET else "**%.2f**" % v))
+            cells.append("—" if v is None else ("%.2f" % v if v >= kernel_target(op) else "**%.2f**" % v))
         lines.append("| %s | %s | %s | %s | %s |" % (op, dtype, fmt_size(op, size), impl, " | ".join(cells)))
     lines += ["", "Bold: below the target.", ""]
     return lines
