@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused expressions (porta/fuse.hpp, issue 16): one pass through map_program must give the eager
 // chain's bits for every op and dtype on every device, and bad expressions typed errors.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -210,6 +213,73 @@ TEMPLATE_TEST_CASE("fused: scalars of other types convert as the eager operators
     // An integer that the dtype cannot hold: the eager operators' InvalidArgument.
     REQUIRE_THROWS_AS(x + (static_cast<unsigned long long>(std::numeric_limits<T>::max()) * 2 + 1),
                       porta::InvalidArgument);
+  }
+}
+
+// Sums of two or three scaled arrays run on the CPU as one loop per shape (an input alone as 1 * x),
+// everything else through the interpreter (backends/openmp/cpu_program.cpp). Every shape, both tree
+// orientations, scalars on either side of their product, in place and not, IEEE special values, and
+// sizes either side of the CPU's whole team (2^16) and of streaming stores (past the last-level
+// cache).
+TEMPLATE_TEST_CASE("fused: sums of scaled arrays give the eager bits", "[fuse][map][sizes]", PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const long llc = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20);
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{65535}, std::int64_t{65536},
+                         std::min<std::int64_t>(llc / sizeof(T) / 2, 1 << 24) + 7}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    std::vector<T> ha = moderate<T>(rng, n), hb = moderate<T>(rng, n), hc = moderate<T>(rng, n);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T sp[] = {std::numeric_limits<T>::quiet_NaN(),
+                      std::numeric_limits<T>::infinity(),
+                      -std::numeric_limits<T>::infinity(),
+                      T(-0.0),
+                      T(0),
+                      std::numeric_limits<T>::denorm_min()};
+      for (std::size_t i = 0; i < ha.size(); i += 101) ha[i] = sp[(i / 101) % 6], hc[i / 2] = sp[(i / 7) % 6];
+    }
+    const Array<T> aa = Array<T>::from(ha, dev), ba = Array<T>::from(hb, dev), ca = Array<T>::from(hc, dev);
+    const auto a = porta::lazy(aa), b = porta::lazy(ba), c = porta::lazy(ca);
+    const T s = T(3), t = std::is_floating_point_v<T> ? T(-0.375) : T(-5);
+    const auto check = [&](const char* name, const Expr<T>& e, const Array<T>& eager) {
+      INFO("expression " << name);
+      porta_test::poison_pool<T>(n, dev);
+      require_same_bits(Array<T>(e).to_vector(), eager.to_vector());
+    };
+    check("b + s * c (triad)", b + s * c, ba + s * ca);
+    check("a + (b + s * c) (nstream)", a + (b + s * c), aa + (ba + s * ca));
+    check("s * (a + b), not a sum of scaled arrays: the interpreter", s * (a + b), s * (aa + ba));
+    if (n <= 65536) {  // past the cache, the shapes above are enough for the streaming stores
+      check("a + b", a + b, aa + ba);
+      check("a - b", a - b, aa - ba);
+      check("s * a + b", s * a + b, s * aa + ba);
+      check("a * s - b", a * s - b, aa * s - ba);
+      check("b - s * c", b - s * c, ba - s * ca);
+      check("s * a + t * b", s * a + t * b, s * aa + t * ba);
+      check("a * s - b * t", a * s - b * t, aa * s - ba * t);
+      check("(a + b) + s * c", (a + b) + s * c, (aa + ba) + s * ca);
+      check("(a - b) - c * t", (a - b) - c * t, (aa - ba) - ca * t);
+      check("s * c - (a - b)", s * c - (a - b), s * ca - (aa - ba));
+      check("c - (s * a + t * b)", c - (s * a + t * b), ca - (s * aa + t * ba));
+      check("(s * a - b) + t * c", (s * a - b) + t * c, (s * aa - ba) + t * ca);
+      check("a + (a - s * a), one array three times", a + (a - s * a), aa + (aa - s * aa));
+      // Not sums of scaled arrays: the interpreter.
+      check("a * b + c", a * b + c, aa * ba + ca);
+      check("s * a + t", s * a + t, s * aa + t);
+    }
+    // Into an input (nstream in place) and into an output that starts one element past a 64-byte line.
+    Array<T> x = aa.clone();
+    const auto lx = porta::lazy(x);
+    x.assign(lx + (b + s * c));
+    require_same_bits(x.to_vector(), (aa + (ba + s * ca)).to_vector());
+    auto wide = porta_test::poisoned<T>(Shape{n + 1}, dev);
+    auto out = wide.slice({{1, n + 1}});
+    porta::evaluate(b + s * c, out);
+    require_same_bits(out.to_vector(), (ba + s * ca).to_vector());
+    REQUIRE(porta_test::is_poison(wide.item(0)));
+    porta::evaluate(s * (a + b), out);
+    require_same_bits(out.to_vector(), (s * (aa + ba)).to_vector());
   }
 }
 
