@@ -48,7 +48,13 @@ Device check_fused(const char* fn, const porta_program_op* ops, std::int32_t nop
                        std::to_string(PORTA_PROGRAM_MAX_INPUTS) +
                        " in one pass: evaluate a part of it first (.eval() or an Array)")
                           .c_str());
-  const int most = Expr<T>::depth(std::vector<porta_program_op>(ops, ops + nops));
+  int depth = 0, most = 0;  // Expr::depth, without copying the program into a vector
+  for (std::int32_t k = 0; k < nops; ++k) {
+    const std::int32_t kind = ops[k].kind;
+    depth += (kind == PORTA_PROGRAM_INPUT || kind == PORTA_PROGRAM_SCALAR) -
+             (kind == PORTA_PROGRAM_BINARY || kind == PORTA_PROGRAM_BINARY_REV);
+    most = depth > most ? depth : most;
+  }
   if (most > PORTA_PROGRAM_MAX_STACK)
     throw_invalid(fn, ("the expression nests " + std::to_string(most) + " pending values; at most " +
                        std::to_string(PORTA_PROGRAM_MAX_STACK) + ": evaluate a part of it first (.eval() or an Array)")
@@ -62,10 +68,19 @@ template <class T>
 void fused_run(const Call& c, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
                std::int32_t nleaves, Array<T>& out, const Stream& stream) {
   if (out.size() == 0) return;
-  std::vector<Array<T>> hold(static_cast<std::size_t>(nleaves));
+  // Compact copies of strided leaves, made only where there are some: expressions are often
+  // evaluated in a loop, on arrays.
+  std::vector<Array<T>> hold;
   const void* inputs[PORTA_PROGRAM_MAX_INPUTS] = {};
-  for (std::int32_t k = 0; k < nleaves; ++k)
-    inputs[k] = contiguous_input(*leaves[k], hold[static_cast<std::size_t>(k)], stream).data();
+  for (std::int32_t k = 0; k < nleaves; ++k) {
+    if (leaves[k]->is_contiguous()) {
+      inputs[k] = leaves[k]->data();
+    } else {
+      hold.reserve(static_cast<std::size_t>(nleaves));
+      hold.push_back(leaves[k]->contiguous(stream));
+      inputs[k] = hold.back().data();
+    }
+  }
   if (fused_jit(c, stream, ops, nops, inputs, nleaves, out.data(), out.size())) return;
   c.check(c.t().map_program(c.dev(), dtype_of<T>(), out.size(), ops, nops, inputs, nleaves, out.data(), c.stream));
 }
@@ -96,7 +111,16 @@ void fused_into(const char* fn, const porta_program_op* ops, std::int32_t nops, 
                           .c_str());
   const Call c = make_call(fn, dev, stream);
   bool direct = out.is_contiguous();
-  for (std::int32_t k = 0; k < nleaves && direct; ++k) direct = !overlaps_not_identical(out, *leaves[k]);
+  for (std::int32_t k = 0; k < nleaves && direct; ++k) {
+    const Array<T>& leaf = *leaves[k];
+    if (leaf.is_contiguous()) {  // of out's shape: the same elements, or apart, or partly shared
+      const auto bytes = static_cast<std::uintptr_t>(out.size()) * sizeof(T);
+      const auto p = reinterpret_cast<std::uintptr_t>(out.data()), q = reinterpret_cast<std::uintptr_t>(leaf.data());
+      direct = p == q || p >= q + bytes || q >= p + bytes;
+    } else {
+      direct = !overlaps_not_identical(out, leaf);
+    }
+  }
   if (direct) return fused_run(c, ops, nops, leaves, nleaves, out, stream);
   Array<T> tmp = new_output<T>(fn, out.shape(), dev, stream);
   fused_run(c, ops, nops, leaves, nleaves, tmp, stream);

@@ -74,6 +74,28 @@ void binary_run(const Call& c, porta_binary_op op, BinaryNames names, const Arra
                        out.data(), c.stream));
 }
 
+// Contiguous arrays of one shape: the common call, which skips the plan (its two strides are the
+// whole array's) and the general overlap test (two such arrays overlap as the very same elements, or
+// not at all, or partially when their first elements differ). On the CPU a plain add of 2^16 doubles
+// takes about 15 us, and the general path cost 0.2 us of it.
+template <class T>
+bool plain_pair(const Array<T>& x, const Array<T>& y) {
+  return x.is_contiguous() && y.is_contiguous() && x.shape() == y.shape();
+}
+template <class T>
+bool partly_overlaps(const Array<T>& x, const Array<T>& y) {
+  const auto bytes = static_cast<std::uintptr_t>(x.size()) * sizeof(T);
+  const auto p = reinterpret_cast<std::uintptr_t>(x.data()), q = reinterpret_cast<std::uintptr_t>(y.data());
+  return p != q && p < q + bytes && q < p + bytes;
+}
+// out = op(a, b) for contiguous a, b and out of one shape.
+template <class T>
+void binary_plain(const Call& c, porta_binary_op op, const Array<T>& a, const Array<T>& b, Array<T>& out) {
+  if (out.size() == 0) return;
+  c.check(
+      c.t().binary(c.dev(), op, dtype_of<T>(), 1, out.size(), a.data(), 0, 1, b.data(), 0, 1, out.data(), c.stream));
+}
+
 // Whether `out` can be written directly: contiguous, and sharing memory with an input only as
 // that very input (elementwise in place). Otherwise the map goes through a temporary.
 template <class T>
@@ -86,6 +108,8 @@ void binary_into(porta_binary_op op, const char* fn, BinaryNames names, const Ar
                  Array<T>& out, const Stream& stream) {
   const ArgRef ra = arg_strided(names.a, a), rb = arg_strided(names.b, b), ro = arg_strided("out", out);
   const Device dev = check_args(fn, {ra, rb, ro});
+  if (plain_pair(a, b) && plain_pair(a, out) && !partly_overlaps(out, a) && !partly_overlaps(out, b))
+    return binary_plain(make_call(fn, dev, stream), op, a, b, out);
   check_binary_shapes(fn, a, names.a, b, names.b);
   check_out_shape(fn, ro, ra);
   const Call c = make_call(fn, dev, stream);
@@ -99,10 +123,15 @@ template <class T>
 Array<T> binary_new(porta_binary_op op, const char* fn, BinaryNames names, const Array<T>& a, const Array<T>& b,
                     const Stream& stream) {
   const Device dev = check_args(fn, {arg_strided(names.a, a), arg_strided(names.b, b)});
-  check_binary_shapes(fn, a, names.a, b, names.b);
+  const bool plain = plain_pair(a, b);
+  if (!plain) check_binary_shapes(fn, a, names.a, b, names.b);
   const Call c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, a.shape(), dev, stream);
-  binary_run(c, op, names, a, b, out, stream);
+  if (plain) {
+    binary_plain(c, op, a, b, out);
+  } else {
+    binary_run(c, op, names, a, b, out, stream);
+  }
   return out;
 }
 
@@ -122,6 +151,8 @@ void scalar_into(porta_binary_op op, const char* fn, const Array<T>& x, T value,
                  const Stream& stream) {
   const ArgRef rx = arg_strided(scalar_first ? "b" : "a", x), ro = arg_strided("out", out);
   const Device dev = check_args(fn, {rx, ro});
+  if (plain_pair(x, out) && !partly_overlaps(out, x))
+    return scalar_run(make_call(fn, dev, stream), op, x, value, scalar_first, out, stream);
   check_out_shape(fn, ro, rx);
   const Call c = make_call(fn, dev, stream);
   if (writable_directly(out, x, static_cast<const Array<T>*>(nullptr)))

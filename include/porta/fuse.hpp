@@ -136,24 +136,31 @@ class Expr {
   // that no expression of PORTA_PROGRAM_MAX_OPS ops nests deeper than PORTA_PROGRAM_MAX_STACK), then
   // the other's, then the op (BINARY_REV when b came first). b's inputs are renumbered; an array
   // that both read is one input.
+  // Each vector grows once: expressions are often built in the loop that evaluates them, where a
+  // dozen small allocations cost as much as the evaluation of 2^12 elements.
   static Expr binary(porta_binary_op b_op, Expr a, const Expr& b) {
     const bool b_first = depth(b.ops_) > depth(a.ops_);
-    std::vector<std::int32_t> map;
-    for (const Leaf& leaf : b.leaves_) {
+    std::vector<std::int32_t> map(b.leaves_.size());
+    a.leaves_.reserve(a.leaves_.size() + b.leaves_.size());
+    for (std::size_t j = 0; j < b.leaves_.size(); ++j) {
       std::size_t k = 0;
-      while (k < a.leaves_.size() && a.leaves_[k].array != leaf.array) ++k;
-      if (k == a.leaves_.size()) a.leaves_.push_back(leaf);
-      map.push_back(static_cast<std::int32_t>(k));
+      while (k < a.leaves_.size() && a.leaves_[k].array != b.leaves_[j].array) ++k;
+      if (k == a.leaves_.size()) a.leaves_.push_back(b.leaves_[j]);
+      map[j] = static_cast<std::int32_t>(k);
     }
-    std::vector<porta_program_op> b_ops = b.ops_;
-    for (porta_program_op& op : b_ops)
+    std::vector<porta_program_op> ops;
+    ops.reserve(a.ops_.size() + b.ops_.size() + 1);
+    if (!b_first) ops.insert(ops.end(), a.ops_.begin(), a.ops_.end());
+    for (porta_program_op op : b.ops_) {
       if (op.kind == PORTA_PROGRAM_INPUT) op.arg = map[static_cast<std::size_t>(op.arg)];
-    if (b_first) b_ops.swap(a.ops_);
-    a.ops_.insert(a.ops_.end(), b_ops.begin(), b_ops.end());
+      ops.push_back(op);
+    }
+    if (b_first) ops.insert(ops.end(), a.ops_.begin(), a.ops_.end());
     porta_program_op op{};
     op.kind = b_first ? PORTA_PROGRAM_BINARY_REV : PORTA_PROGRAM_BINARY;
     op.arg = static_cast<std::int32_t>(b_op);
-    a.ops_.push_back(op);
+    ops.push_back(op);
+    a.ops_.swap(ops);
     return a;
   }
 
