@@ -76,8 +76,9 @@ void binary_run(const Call& c, porta_binary_op op, BinaryNames names, const Arra
 
 // Contiguous arrays of one shape: the common call, which skips the plan (its two strides are the
 // whole array's) and the general overlap test (two such arrays overlap as the very same elements, or
-// not at all, or partially when their first elements differ). On the CPU a plain add of 2^16 doubles
-// takes about 15 us, and the general path cost 0.2 us of it.
+// not at all, or partially when their first elements differ). The general path's plan and overlap
+// test take about 0.2 us, as much as a 16-core map of 2^16 elements gains or loses against a plain
+// OpenMP loop.
 template <class T>
 bool plain_pair(const Array<T>& x, const Array<T>& y) {
   return x.is_contiguous() && y.is_contiguous() && x.shape() == y.shape();

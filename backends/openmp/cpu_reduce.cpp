@@ -125,6 +125,28 @@ PORTA_REDUCE_CLONES T chunk_flat(const Src& src, std::int64_t first, std::int64_
   return acc[0];
 }
 
+// Lanes [l0, l1) of chunk_flat's lane array: the operations chunk_flat runs on those lanes, in its
+// order, so that runs of lanes of one chunk can be given to different threads (lanes never meet
+// before the tree).
+template <class T, class Op, class Src>
+PORTA_REDUCE_CLONES void chunk_lanes(const Src& src, std::int64_t first, std::int64_t len, std::int64_t l0,
+                                     std::int64_t l1, T* acc) {
+  const Op op{};
+  const T id = Op::template identity<T>();
+  const std::int64_t used = std::min(len, kLanes);
+  const std::int64_t u1 = std::min(l1, used);
+  PORTA_SIMD
+  for (std::int64_t l = l0; l < u1; ++l) acc[l] = op(id, src(first + l));
+  std::int64_t base = used;
+  for (; base + kLanes <= len; base += kLanes) {
+    const std::int64_t row = first + base;
+    PORTA_SIMD
+    for (std::int64_t l = l0; l < l1; ++l) acc[l] = op(acc[l], src(row + l));
+  }
+  const std::int64_t rest = std::min(len - base, l1), row = first + base;
+  for (std::int64_t l = l0; l < rest; ++l) acc[l] = op(acc[l], src(row + l));
+}
+
 // min and max are associative and commutative on every input (ops.hpp: NaN propagates, -0.0 is
 // below +0.0), so their result does not depend on the order and a chunk of them may skip the lane
 // array. Floating-point values are compared as integer keys that order them totally (the sign
@@ -344,6 +366,22 @@ constexpr std::int64_t kStripBytes = std::int64_t(8) << 10;
 // Sequences of at most this many elements along the last axis take group_short.
 constexpr std::int64_t kShortRun = 256;
 
+// Lane runs per chunk for a contiguous full reduction of n elements in m chunks: enough that the
+// team has 4 tasks per thread, from 2^16 elements on (where a map takes the whole team too:
+// cpu_map_common.hpp), with runs at least 16 lanes wide; 1: whole chunks. Not for min and max of a
+// plain array, whose chunks take the order-free kernel.
+template <class T, class Op, class Src>
+std::int64_t runs_of_lanes(std::int64_t n, std::int64_t m, int threads) {
+  if constexpr (std::is_same_v<Src, Plain<T>> && (std::is_same_v<Op, MaxOp> || std::is_same_v<Op, MinOp>)) {
+    return 1;
+  } else {
+    if (threads <= 1 || n < (std::int64_t(1) << 16)) return 1;
+    std::int64_t runs = 1;
+    while (m * runs < 4 * threads && kLanes / runs > 16) runs *= 2;
+    return runs;
+  }
+}
+
 template <class T, class Op, class Src>
 void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const Src& src, T* y) {
   // Results are written once, by the task that computes them, already with the canonical NaN (the
@@ -377,6 +415,33 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
         y[o] = final_value(chunk_flat<T, Op>(src, o * n, n));
       }
     });
+  } else if (inner == 1 && outer == 1 && runs_of_lanes<T, Op, Src>(n, m, threads) > 1) {
+    // Fewer chunks than 4 tasks per thread (a full reduction of up to 2^21 elements on 16 threads):
+    // each chunk's lanes in runs, one task per run, then the chunks' trees, on the whole team, as a
+    // plain `omp parallel for reduction` would use it. Same operations per lane, same trees.
+    const std::int64_t runs = runs_of_lanes<T, Op, Src>(n, m, threads), width = kLanes / runs;
+    std::vector<T> lanes(static_cast<std::size_t>(m * kLanes));
+    const auto run = [&](std::int64_t u) {
+      const std::int64_t c = u / runs, l0 = (u % runs) * width, begin = c * kChunk;
+      chunk_lanes<T, Op>(src, begin, std::min(kChunk, n - begin), l0, l0 + width, lanes.data() + c * kLanes);
+    };
+    const auto tree = [&](std::int64_t c) {
+      T* acc = lanes.data() + c * kLanes;
+      lane_tree(acc, std::min({kChunk, n - c * kChunk, kLanes}), 1, Op{});
+      dst[c] = m > 1 ? acc[0] : final_value(acc[0]);
+    };
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+      for (std::int64_t u = 0; u < m * runs; ++u) run(u);
+#pragma omp for schedule(static)
+      for (std::int64_t c = 0; c < m; ++c) tree(c);
+    }
+#else
+    for (std::int64_t u = 0; u < m * runs; ++u) run(u);
+    for (std::int64_t c = 0; c < m; ++c) tree(c);
+#endif
   } else if (inner == 1) {
     parallel_tasks(outer * m, std::min(n, kChunk), [&](std::int64_t t, int) {
       const std::int64_t o = t / m, c = t % m;

@@ -111,25 +111,29 @@ TEMPLATE_TEST_CASE("reductions: the CPU's bits do not depend on the thread count
   using T = TestType;
   PORTA_RNG(rng);
   const Device cpu(porta::DeviceType::cpu);
-  const std::int64_t n = 1000003;
-  const auto h = porta_test::nonzero<T>(rng, n);
-  const auto w = porta_test::nonzero<T>(rng, n);
-  const auto hp = porta_test::nonzero<T>(rng, n, T(0.999), T(1.001));
-  const auto x = Array<T>::from(h, cpu);
-  const auto y = Array<T>::from(w, cpu);
-  const auto p = Array<T>::from(hp, cpu);
-  const Bits<T> expect = reference(h, w, hp);
-  const std::int64_t rows = 3001, cols = 333;  // axis reductions of about 1e6 elements
-  const auto m = Array<T>::from(h.data(), Shape{rows, cols}, cpu);
-  const auto col_ref = ref::reduce_axis(h, 1, rows, cols, ref::Op::sum);
-  const auto row_ref = ref::reduce_axis(h, rows, cols, 1, ref::Op::sum);
-  porta_test::for_each_thread_count({1, 2, 3, 7, 16}, [&](int threads) {
-    const Bits<T> got = run(x, y, p);
-    INFO(threads << " threads: " << got.str() << "\nreference: " << expect.str());
-    CHECK(got == expect);
-    PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(m, 0).to_vector(), col_ref));
-    PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(m, 1).to_vector(), row_ref));
-  });
+  // 2^16 + 3 elements: 3 chunks, split into runs of lanes on any team; 1000003: 31 chunks, whole
+  // chunks up to 7 threads and runs of lanes on 16 (backends/openmp/cpu_reduce.cpp).
+  for (const std::int64_t n : {std::int64_t{65539}, std::int64_t{1000003}}) {
+    INFO("n = " << n);
+    const auto h = porta_test::nonzero<T>(rng, n);
+    const auto w = porta_test::nonzero<T>(rng, n);
+    const auto hp = porta_test::nonzero<T>(rng, n, T(0.999), T(1.001));
+    const auto x = Array<T>::from(h, cpu);
+    const auto y = Array<T>::from(w, cpu);
+    const auto p = Array<T>::from(hp, cpu);
+    const Bits<T> expect = reference(h, w, hp);
+    const std::int64_t rows = n > 1000000 ? 3001 : 1, cols = 333;  // axis reductions of about 1e6 elements
+    const auto m = Array<T>::from(h.data(), Shape{rows, cols}, cpu);
+    const auto col_ref = ref::reduce_axis(h, 1, rows, cols, ref::Op::sum);
+    const auto row_ref = ref::reduce_axis(h, rows, cols, 1, ref::Op::sum);
+    porta_test::for_each_thread_count({1, 2, 3, 7, 16}, [&](int threads) {
+      const Bits<T> got = run(x, y, p);
+      INFO(threads << " threads: " << got.str() << "\nreference: " << expect.str());
+      CHECK(got == expect);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(m, 0).to_vector(), col_ref));
+      PORTA_CHECK_RESULT(porta_test::compare_exact(porta::sum(m, 1).to_vector(), row_ref));
+    });
+  }
 }
 #endif
 
