@@ -11,7 +11,8 @@
 //   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
 //
 // The user-kernel cases (heat, nbody, nbody_energy, reduce_expr, cg; the group "kernels") live in
-// kernels_cpu.hpp, registered from here.
+// kernels_cpu.hpp, BabelStream's kernels (group "babelstream") in babelstream_cpu.cpp, both
+// registered from here.
 //
 // Sizes: PORTA_BENCH_MIN_LOG2..PORTA_BENCH_MAX_LOG2 (default 10..28, step x4), square matmul
 // PORTA_BENCH_MATMUL_MIN..PORTA_BENCH_MATMUL_MAX (256..4096), tall-skinny PORTA_BENCH_TS_ROWS x 64
@@ -27,6 +28,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "babelstream.hpp"
 #include "common.hpp"
 #include "cpu_peers.hpp"
 #include "fused_bench.hpp"
@@ -384,6 +386,8 @@ void register_all() {
   pb::register_cpu_scan_random();
   // Fused expressions (fused_bench.hpp): group "fused".
   pb::register_cpu_fused();
+  // BabelStream's kernels: built-ins, user kernels, BabelStream's OpenMP loops (babelstream.hpp).
+  pb::register_cpu_babelstream();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif

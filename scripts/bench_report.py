@@ -42,6 +42,15 @@ KERNEL_TARGET = 0.9  # issue 12: at least 0.9x the OpenMP loop, at 16 threads an
 # loop nest over raw pointers, as a PORTA_LAMBDA, a functor and a PORTA_KERNEL, from C++ and nvcc.
 GUIDE_OPS = ["guide_axpy", "guide_jacobi", "guide_stencil3d"]
 GUIDE_TARGET = 0.95
+# BabelStream's kernels (bench/babelstream.hpp): porta's built-in calls ("porta_<call>"), porta user
+# kernels ("porta_kernel") and BabelStream's own OpenMP loops ("openmp").
+BABELSTREAM_OPS = ["babelstream_" + k for k in ("copy", "mul", "add", "triad", "dot", "nstream")]
+BABELSTREAM_KERNEL_IMPL = "porta_kernel"
+# Built-in maps and BabelStream's built-in forms: at least the OpenMP loop at every size in this range
+# (2^16 .. 2^28 elements), at 1 thread and at all of them.
+BUILTIN_TARGET = 1.0
+BUILTIN_SIZES = (1 << 16, 1 << 28)
+BUILTIN_MAP_OPS = ["copy", "scale", "axpy"]
 OP_TITLES = {
     "copy": "copy (porta::copy)",
     "scale": "scale (porta::mul by a scalar)",
@@ -72,6 +81,12 @@ OP_TITLES = {
     "random_normal": "standard normal random numbers (porta::random::normal; bytes written)",
     "fused_chain": "sin(x)*cos(y)+x*y: fused expression (porta::lazy), eager operators, porta::map / loop",
     "fused_bs": "Black-Scholes call prices: fused expression (two passes), eager operators, porta::map / loop",
+    "babelstream_copy": "BabelStream Copy c = a (porta::copy; bytes: 2 arrays)",
+    "babelstream_mul": "BabelStream Mul b = s*c (porta::mul(s, c, b); bytes: 2 arrays)",
+    "babelstream_add": "BabelStream Add c = a + b (porta::add(a, b, c); bytes: 3 arrays)",
+    "babelstream_triad": "BabelStream Triad a = b + s*c (a.assign(lazy(b) + s * lazy(c)); bytes: 3 arrays)",
+    "babelstream_dot": "BabelStream Dot sum a*b (porta::dot; bytes: 2 arrays)",
+    "babelstream_nstream": "BabelStream Nstream a += b + s*c (a.assign(A + (B + s * C)), lazy; bytes: 4 arrays)",
 }
 TIME_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -171,7 +186,7 @@ class Run:
         for op, _, _, _ in self.values:
             if op not in seen:
                 seen.append(op)
-        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS
+        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS + BABELSTREAM_OPS
         order += [o for k in KERNEL_OPS for o in (k, k + NVCC_SUFFIX)]
         return sorted(seen, key=lambda o: (order.index(o) if o in order else len(order), o))
 
@@ -348,7 +363,15 @@ def target_rows(run):
             rows.append(("user kernel%s ≥ %.2g× OpenMP loop (OpenMP threads: %s)" % (
                 " in the guide's form" if need == GUIDE_TARGET else "", need, run.context.get("openmp_threads", "?")),
                 "%s %s %s %s" % (op, dtype, impl, fmt_size(op, size)), r, None if r is None else r >= need))
-        at_largest(MAP_OPS, "openmp", 0.95, "map ≥ 0.95× OpenMP loop")
+        threads = run.context.get("openmp_threads", "?")
+        for op, dtype, impl, size, r in builtin_minima(run, BUILTIN_MAP_OPS, "porta"):
+            rows.append(("built-in map ≥ %.1f× OpenMP loop at every size 2^16..2^28 (threads: %s; worst size)" % (
+                BUILTIN_TARGET, threads), "%s %s %s" % (op, dtype, fmt_size(op, size)), r, r >= BUILTIN_TARGET))
+        at_largest(["fourop"], "openmp", 0.95, "map ≥ 0.95× OpenMP loop")
+        for op, dtype, impl, size, r in builtin_minima(run, BABELSTREAM_OPS, None):
+            rows.append(("BabelStream: porta's built-in ≥ %.1f× BabelStream's OpenMP at every size 2^16..2^28 "
+                         "(threads: %s; worst size)" % (BUILTIN_TARGET, threads),
+                         "%s %s %s %s" % (op, dtype, impl, fmt_size(op, size)), r, r >= BUILTIN_TARGET))
         at_largest(REDUCE_OPS, "openmp", 0.9, "reduce ≥ 0.9× OpenMP loop")
         at_largest(["cumsum", "random_uniform", "random_normal"], "copy", 0.6,
                    "scan (read + write) and random (write) ≥ 0.6× the GB/s of a copy (read + write)")
@@ -373,6 +396,71 @@ def kernel_ratios(run, peer):
                 out.append((op, dtype, impl, size, ratio(op, run.get(op, dtype, impl, size),
                                                          run.get(op, dtype, peer, size))))
     return out
+
+
+def builtin_impl(run, op, dtype):
+    """The built-in case of a BabelStream op (porta_copy, porta_lazy, ...): its porta impl that is not
+    the user kernel."""
+    porta_impls, _ = run.impls(op, dtype)
+    return next((i for i in porta_impls if i != BABELSTREAM_KERNEL_IMPL), None)
+
+
+def builtin_minima(run, ops, impl):
+    """(op, dtype, impl, size, ratio) with the lowest porta/openmp ratio over the sizes in BUILTIN_SIZES,
+    for each op and dtype measured there; impl None: the BabelStream built-in of the op."""
+    out = []
+    for op in ops:
+        for dtype in run.dtypes(op):
+            im = impl or builtin_impl(run, op, dtype)
+            worst = None
+            for size in run.sizes(op, dtype):
+                if not BUILTIN_SIZES[0] <= size <= BUILTIN_SIZES[1]:
+                    continue
+                r = ratio(op, run.get(op, dtype, im, size), run.get(op, dtype, "openmp", size))
+                if r is not None and (worst is None or r < worst[1]):
+                    worst = (size, r)
+            if worst:
+                out.append((op, dtype, im, worst[0], worst[1]))
+    return out
+
+
+def babelstream_thread_table(runs):
+    """porta / BabelStream's OpenMP side by side for CPU runs at different thread counts (bench.sh
+    --threads 1,16): the worst ratio over 2^16..2^28 and the one at BabelStream's default 2^25, for the
+    built-in and the user-kernel form of every kernel."""
+    cpu = [r for r in runs if r.binary == "cpu" and any(op in BABELSTREAM_OPS for op in r.ops())]
+    if not cpu:
+        return []
+    cols = []
+    for r in cpu:
+        t = r.context.get("openmp_threads", r.label)
+        cols += ["threads %s: worst (size)" % t, "threads %s: 2^25" % t]
+    lines = ["## BabelStream on the CPU: porta / BabelStream's OpenMP version", "",
+             "Target: porta's built-in form ≥ %.1f at every size 2^16..2^28 and every thread count. Each pair "
+             "of columns is one run of porta_cpu_bench." % BUILTIN_TARGET, "",
+             "| kernel | dtype | porta form | " + " | ".join(cols) + " |", "|" + "---|" * (3 + len(cols))]
+    keys = []
+    for r in cpu:
+        for op in BABELSTREAM_OPS:
+            for dtype in r.dtypes(op):
+                for impl in (builtin_impl(r, op, dtype), BABELSTREAM_KERNEL_IMPL):
+                    if impl and (op, dtype, impl) not in keys:
+                        keys.append((op, dtype, impl))
+    for op, dtype, impl in keys:
+        cells = []
+        for r in cpu:
+            worst = [m for m in builtin_minima(r, [op], impl) if m[1] == dtype]
+            if worst:
+                w = worst[0]
+                text = "%.2f (%s)" % (w[4], fmt_size(op, w[3]))
+                cells.append("**%s**" % text if impl != BABELSTREAM_KERNEL_IMPL and w[4] < BUILTIN_TARGET else text)
+            else:
+                cells.append("—")
+            cells.append(fmt_ratio(ratio(op, r.get(op, dtype, impl, 1 << 25), r.get(op, dtype, "openmp", 1 << 25))))
+        lines.append("| %s | %s | %s | %s |" % (op[len("babelstream_"):], dtype, impl, " | ".join(cells)))
+    lines += ["", "Bold: a built-in below the target. porta_kernel: the same kernel as porta::parallel_for / "
+              "transform_reduce over Views (no target here; user kernels have theirs above).", ""]
+    return lines
 
 
 def thread_table(runs):
@@ -600,6 +688,8 @@ def report(runs, infos, svgs):
             lines.append("")
         kernel_ops = [op for op in run.ops() if kernel_base(op)]
         groups = [("Maps", MAP_OPS), ("Reductions", REDUCE_OPS), ("Matrix products", MATMUL_OPS),
+                  ("BabelStream (porta's built-ins, porta user kernels, BabelStream's OpenMP version)",
+                   BABELSTREAM_OPS),
                   ("User kernels (porta beside the loop or kernel a user would write)", kernel_ops)]
         others = [op for op in run.ops() if kind_of(op) == "time"]
         for title, ops in groups + [("Latency (host-observed time per call)", others)]:
@@ -617,6 +707,7 @@ def report(runs, infos, svgs):
                 lines.append("- `%s`: %s" % (name, msg.replace("\n", " ")))
             lines.append("")
     lines += thread_table(runs)
+    lines += babelstream_thread_table(runs)
     machine = machine_lines(infos)
     if machine:
         lines.append("## Machine")
