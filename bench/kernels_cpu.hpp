@@ -77,27 +77,29 @@ template <class T>
   }
 }
 
-// Both grids start equal, so the fixed boundary is already in the output.
+// A kernel's input u and output v: porta's and the peer's.
 template <class T>
-struct HeatPorta {
+struct InOut {
   porta::Array<T> u, v;
 };
 template <class T>
-struct HeatPeer {
+struct InOutPeer {
   pb::HostBuffer<T> u, v;
 };
+
+// Both grids start equal, so the fixed boundary is already in the output.
 template <class T>
-HeatPeer<T> make_heat_peer(std::int64_t n) {
-  return HeatPeer<T>{pb::HostBuffer<T>(n * n, pb::host_random<T>(n * n, 0)),
-                     pb::HostBuffer<T>(n * n, pb::host_random<T>(n * n, 0))};
+InOutPeer<T> make_heat_peer(std::int64_t n) {
+  return InOutPeer<T>{pb::HostBuffer<T>(n * n, pb::host_random<T>(n * n, 0)),
+                      pb::HostBuffer<T>(n * n, pb::host_random<T>(n * n, 0))};
 }
 template <class T>
-HeatPorta<T> make_heat_porta(const std::string& id, std::int64_t n, bool two_d, Style style) {
-  HeatPorta<T> d;
+InOut<T> make_heat_porta(const std::string& id, std::int64_t n, bool two_d, Style style) {
+  InOut<T> d;
   d.u = porta::Array<T>::from(pb::host_random<T>(n * n, 0), porta::Shape{n, n}, kCpu);
   d.v = d.u.clone();
   porta_heat(d.u, d.v, n, two_d, style);
-  HeatPeer<T> p = make_heat_peer<T>(n);
+  InOutPeer<T> p = make_heat_peer<T>(n);
   omp_heat(p.u.get(), p.v.get(), n, two_d);
   // The same body on the same data: equal but for the host compiler's choices in two loops (e.g.
   // contraction), a few roundings of values up to 4 max|u|.
@@ -458,31 +460,23 @@ double guide_bytes(Guide g, std::int64_t n, std::size_t word) {
 // Input and output start as two random arrays, the same for porta and the peer (a stencil never
 // writes the output's boundary).
 template <class T>
-struct GuidePorta {
-  porta::Array<T> in, out;
-};
-template <class T>
-struct GuidePeer {
-  pb::HostBuffer<T> in, out;
-};
-template <class T>
-GuidePeer<T> make_guide_peer(Guide g, std::int64_t n) {
+InOutPeer<T> make_guide_peer(Guide g, std::int64_t n) {
   const std::int64_t m = guide_elements(g, n);
-  return GuidePeer<T>{pb::HostBuffer<T>(m, pb::host_random<T>(m, 0)), pb::HostBuffer<T>(m, pb::host_random<T>(m, 1))};
+  return InOutPeer<T>{pb::HostBuffer<T>(m, pb::host_random<T>(m, 0)), pb::HostBuffer<T>(m, pb::host_random<T>(m, 1))};
 }
 template <class T>
-GuidePorta<T> make_guide_porta(const std::string& id, Guide g, std::int64_t n, Form form) {
+InOut<T> make_guide_porta(const std::string& id, Guide g, std::int64_t n, Form form) {
   const std::int64_t m = guide_elements(g, n);
   // The 2-D accessor needs the grid's shape; the others index flat memory.
   const porta::Shape shape = g == Guide::jacobi ? porta::Shape{n, n} : porta::Shape{m};
-  GuidePorta<T> d{porta::Array<T>::from(pb::host_random<T>(m, 0), shape, kCpu),
-                  porta::Array<T>::from(pb::host_random<T>(m, 1), shape, kCpu)};
-  porta_guide(g, d.in, d.out, n, form);
-  GuidePeer<T> p = make_guide_peer<T>(g, n);
-  omp_guide(g, p.in.get(), p.out.get(), n);
+  InOut<T> d{porta::Array<T>::from(pb::host_random<T>(m, 0), shape, kCpu),
+             porta::Array<T>::from(pb::host_random<T>(m, 1), shape, kCpu)};
+  porta_guide(g, d.u, d.v, n, form);
+  InOutPeer<T> p = make_guide_peer<T>(g, n);
+  omp_guide(g, p.u.get(), p.v.get(), n);
   // One call of the same expression on the same data: equal but for contraction (a few roundings of
   // values up to 3 max|u|).
-  pb::expect_close(id, d.out.to_vector().data(), p.out.get(), m, sizeof(T) == 4 ? 1e-5 : 1e-13);
+  pb::expect_close(id, d.v.to_vector().data(), p.v.get(), m, sizeof(T) == 4 ? 1e-5 : 1e-13);
   return d;
 }
 
@@ -505,16 +499,16 @@ void register_heat(const std::string& op, std::int64_t n, bool two_d) {
   for (Style style : {Style::lambda, Style::functor}) {
     configure(pb::add(op, dt, style == Style::lambda ? "porta" : "porta_functor", n,
                       [=](benchmark::State& st, const std::string& id) {
-                        timed<HeatPorta<T>>(
+                        timed<InOut<T>>(
                             st, id, [&] { return make_heat_porta<T>(id, n, two_d, style); },
-                            [&](HeatPorta<T>& d) { porta_heat(d.u, d.v, n, two_d, style); });
+                            [&](InOut<T>& d) { porta_heat(d.u, d.v, n, two_d, style); });
                         pb::set_bytes(st, bytes);
                       }));
   }
   configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
-    timed<HeatPeer<T>>(
+    timed<InOutPeer<T>>(
         st, id, [&] { return make_heat_peer<T>(n); },
-        [&](HeatPeer<T>& d) { omp_heat(d.u.get(), d.v.get(), n, two_d); });
+        [&](InOutPeer<T>& d) { omp_heat(d.u.get(), d.v.get(), n, two_d); });
     pb::set_bytes(st, bytes);
   }));
 }
@@ -605,16 +599,16 @@ void register_guide(const std::string& op, Guide g, std::int64_t n) {
   const double bytes = guide_bytes(g, n, sizeof(T));
   for (Form form : {Form::lambda, Form::functor, Form::kernel_macro}) {
     configure(pb::add(op, dt, impl_of(form), n, [=](benchmark::State& st, const std::string& id) {
-      timed<GuidePorta<T>>(
+      timed<InOut<T>>(
           st, id, [&] { return make_guide_porta<T>(id, g, n, form); },
-          [&](GuidePorta<T>& d) { porta_guide(g, d.in, d.out, n, form); });
+          [&](InOut<T>& d) { porta_guide(g, d.u, d.v, n, form); });
       pb::set_bytes(st, bytes);
     }));
   }
   configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
-    timed<GuidePeer<T>>(
+    timed<InOutPeer<T>>(
         st, id, [&] { return make_guide_peer<T>(g, n); },
-        [&](GuidePeer<T>& d) { omp_guide(g, d.in.get(), d.out.get(), n); });
+        [&](InOutPeer<T>& d) { omp_guide(g, d.u.get(), d.v.get(), n); });
     pb::set_bytes(st, bytes);
   }));
 }
