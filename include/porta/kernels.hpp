@@ -244,9 +244,11 @@ using reduce_result_t =
 // type might change (a float store can alias a captured float, and any store anything under
 // -fno-strict-aliasing); then the innermost loop vectorises as a hand-written loop nest does,
 // without a run-time overlap check against the kernel object. nvcc's host wrappers of
-// __host__ __device__ lambdas are not trivially copyable (a copy allocates): those are used in place.
+// __host__ __device__ lambdas are not trivially copyable (a copy allocates), and a kernel larger
+// than a GPU launch's 4 KiB of parameters is a CPU-only table better left where it is (each task's
+// copy would be on its thread's stack): those are used in place.
 template <class F>
-using TaskKernel = std::conditional_t<std::is_trivially_copyable_v<F>, const F, const F&>;
+using TaskKernel = std::conditional_t<std::is_trivially_copyable_v<F> && sizeof(F) <= 4096, const F, const F&>;
 
 // A task's loops are functions of their own, not inlined into cpu_for_blocks (which calls a task
 // from three places: probe, serial and parallel): one copy of the kernel's loop per path, and the

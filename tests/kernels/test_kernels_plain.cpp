@@ -3,6 +3,7 @@
 // and asking for a GPU is an Unavailable error that names the fix.
 #include "porta/kernels.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 using porta::Array;
 using porta::Device;
+using porta::Shape;
 using porta_test::Contains;
 
 #if PORTA_GPU_COMPILER
@@ -185,4 +187,33 @@ TEST_CASE("CPU: an exception thrown by a kernel reaches the caller", "[kernels][
   auto zv = z.view();
   porta::parallel_for(cpu, 5000, [=](std::int64_t i) { zv[i] = i; });
   CHECK(porta::sum(z) == std::int64_t{5000} * 4999 / 2);
+}
+
+namespace {
+// A kernel with a table of 8 KiB, more than a GPU launch's parameters may hold on older GPUs (a
+// CPU-only kernel, hence this file): CPU tasks use it in place rather than copy it.
+struct TableLookup {
+  std::array<double, 1024> table;
+  porta::View<const std::int32_t> key;
+  porta::View<double> out;
+  void operator()(std::int64_t i, std::int64_t j) const { out(i, j) = table[static_cast<std::size_t>(key(i, j))]; }
+};
+}  // namespace
+
+TEST_CASE("plain C++: a kernel larger than 4 KiB runs on the CPU", "[kernels][plain]") {
+  const Device dev = porta::Device{porta::DeviceType::cpu, 0};
+  PORTA_RNG(rng);
+  const std::int64_t n0 = 37, n1 = 301;
+  const auto keys = porta_test::uniform<std::int32_t>(rng, n0 * n1, 0, 1023);
+  TableLookup f{};
+  for (std::size_t t = 0; t < f.table.size(); ++t) f.table[t] = rng.uniform<double>(-1.0, 1.0);
+  const auto k = Array<std::int32_t>::from(keys, Shape{n0, n1}, dev);
+  auto out = porta_test::poisoned<double>(Shape{n0, n1}, dev);
+  f.key = k.view();
+  f.out = out.view();
+  static_assert(sizeof(TableLookup) > 4096, "the case is a kernel above the copy limit");
+  porta::parallel_for(dev, porta::range(n0, n1), f);
+  std::vector<double> expect(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) expect[i] = f.table[static_cast<std::size_t>(keys[i])];
+  PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), expect));
 }
