@@ -21,8 +21,6 @@
 //   away. In-place maps (y = y + x) read the line anyway: they store normally.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 
@@ -100,21 +98,11 @@ inline constexpr bool kHaveStreamingStores = true;
 inline constexpr bool kHaveStreamingStores = false;
 #endif
 
-// The last-level cache as the C library reports it (per socket), 32 MiB where it does not.
-inline std::int64_t last_level_cache_bytes() noexcept {
-  static const std::int64_t bytes = [] {
-    long c = -1;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-    c = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    if (c <= 0) c = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return c > 0 ? static_cast<std::int64_t>(c) : (std::int64_t(32) << 20);
-  }();
-  return bytes;
-}
-
+// The last-level cache a thread sees (cpu_maps.cpp): the L3 (else L2) the kernel lists for CPU 0,
+// else the C library's figure, else 32 MiB. The kernel's first: on AMD EPYC guests glibc reports
+// ten times the one L3 there is (320 MiB for 32 MiB), which would keep streaming stores off at every
+// size that matters.
+std::int64_t last_level_cache_bytes() noexcept;
 // Whether a map whose arrays span `footprint` bytes together writes its output with streaming
 // stores (see the top of the file); never when the output is also one of its inputs.
 inline bool stream_output(double footprint, bool out_is_input) noexcept {

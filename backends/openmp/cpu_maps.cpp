@@ -4,9 +4,14 @@
 // definition every backend shares; this file only decides how the loops run (cpu_map_common.hpp:
 // the team, the split, the AVX2 build, streaming stores), each piece a plain loop the compiler
 // vectorises.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "backends/common/elementwise_ops.hpp"
@@ -212,6 +217,28 @@ bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) {
 }
 
 }  // namespace
+
+std::int64_t last_level_cache_bytes() noexcept {
+  static const std::int64_t bytes = [] {
+    try {
+      for (const char* index : {"index3", "index2"}) {
+        std::ifstream f(std::string("/sys/devices/system/cpu/cpu0/cache/") + index + "/size");
+        std::string size;
+        if (!(f >> size) || size.empty()) continue;
+        const long long k = std::atoll(size.c_str());
+        const long long b = size.back() == 'M' ? k << 20 : (size.back() == 'K' ? k << 10 : k);
+        if (b > 0) return static_cast<std::int64_t>(b);
+      }
+    } catch (...) {
+    }
+    long c = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    c = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    return c > 0 ? static_cast<std::int64_t>(c) : (std::int64_t(32) << 20);
+  }();
+  return bytes;
+}
 
 void copy_bytes(void* dst, const void* src, std::size_t bytes) noexcept {
   auto* d = static_cast<unsigned char*>(dst);

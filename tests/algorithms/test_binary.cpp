@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Binary maps: every op and dtype on every device; array-array, scalar on either side,
 // broadcasting over rows and columns, outputs aliasing an input; integer wrap and division by zero.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/cpu_cache.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -146,7 +145,7 @@ struct AllPairs {
 // exceed the last-level cache, here by 2x for two arrays and 3x for three.
 template <class T>
 std::vector<std::int64_t> threshold_sizes() {
-  const long llc = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20);
+  const std::int64_t llc = porta_test::cpu_cache_bytes();
   return {(1 << 16) - 1, 1 << 16, (1 << 16) + 17, std::min<std::int64_t>(llc / sizeof(T), 1 << 25) + 13};
 }
 

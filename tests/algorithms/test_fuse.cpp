@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused expressions (porta/fuse.hpp, issue 16): one pass through map_program must give the eager
 // chain's bits for every op and dtype on every device, and bad expressions typed errors.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +10,7 @@
 
 #include "porta/fuse.hpp"
 #include "porta/rtc.hpp"
+#include "support/cpu_cache.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -225,7 +224,7 @@ TEMPLATE_TEST_CASE("fused: sums of scaled arrays give the eager bits", "[fuse][m
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  const long llc = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20);
+  const std::int64_t llc = porta_test::cpu_cache_bytes();
   for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{65535}, std::int64_t{65536},
                          std::min<std::int64_t>(llc / sizeof(T) / 2, 1 << 24) + 7}) {
     INFO("n = " << n << " on " << dev.to_string());

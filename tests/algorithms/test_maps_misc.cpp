@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // axpy, fill, iota, copy, cast and the operators, on every device.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "support/cpu_cache.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -22,7 +21,7 @@ namespace {
 // (backends/openmp/cpu_map_common.hpp).
 template <class T>
 std::int64_t past_cache() {
-  return std::min<std::int64_t>(std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20) / sizeof(T), 1 << 25) + 3;
+  return std::min<std::int64_t>(porta_test::cpu_cache_bytes() / sizeof(T), 1 << 25) + 3;
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unary maps: every op and dtype on every device, against host references.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/cpu_cache.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -178,7 +177,7 @@ TEMPLATE_TEST_CASE("unary maps either side of the CPU's team and streaming-store
   PORTA_RNG(rng);
   // The whole team from 2^16 elements; streaming stores once input and output exceed the last-level
   // cache (backends/openmp/cpu_map_common.hpp).
-  const long llc = std::max(sysconf(_SC_LEVEL3_CACHE_SIZE), 1L << 20);
+  const std::int64_t llc = porta_test::cpu_cache_bytes();
   for (const UnaryCase<T>& uc : unary_cases<T>()) {
     if (std::string(uc.name) != "neg") continue;  // one loop template serves every op
     INFO("op " << uc.name << " on " << dev.to_string());
