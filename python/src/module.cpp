@@ -21,6 +21,9 @@
 #include <variant>
 #include <vector>
 
+#include "backends/openmp/cpu_blas.hpp"
+#include "backends/openmp/cpu_isa.hpp"
+#include "backends/openmp/cpu_kernels.hpp"
 #include "distributed/engine.hpp"
 #include "dlpack.hpp"
 #include "porta/detail/config.hpp"
@@ -1007,6 +1010,24 @@ py::dict info() {
   mpi["hip_aware"] = m.hip_aware;
   mpi["reason"] = m.reason;
   r["mpi"] = mpi;
+  // The CPU's matmul path, as porta-info --json shows it (backends/openmp/cpu_blas.hpp).
+  const porta::detail::cpu::CpuIsa& isa = porta::detail::cpu::cpu_isa();
+  const porta::detail::cpu::GemmChoice& g = porta::detail::cpu::gemm_choice();
+  py::dict gemm;
+  gemm["cpu"] = isa.brand;
+  gemm["cpu_isa"] = porta::detail::cpu::isa_level_name(isa.level);
+  gemm["cpu_features"] = isa.features;
+  gemm["blas"] = porta::detail::cpu::blas_description();
+  gemm["openblas"] = g.openblas;
+  gemm["openblas_core"] = g.core;
+  gemm["openblas_core_at_load"] = g.core_at_load;
+  gemm["core_reselected"] = g.core_reselected;
+  gemm["openblas_coretype_env"] = g.coretype_env ? py::object(py::str(g.coretype)) : py::object(py::none());
+  gemm["own_kernel_isa"] = porta::detail::cpu::isa_level_name(g.own_level);
+  gemm["f32"] = g.f32;
+  gemm["f64"] = g.f64;
+  gemm["reason"] = g.reason;
+  r["cpu_gemm"] = gemm;
   const char* env = std::getenv("PORTA_DEVICE");
   r["porta_device"] = env != nullptr && *env != '\0' ? py::object(py::str(env)) : py::object(py::none());
   try {

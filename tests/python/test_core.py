@@ -31,8 +31,9 @@ def test_devices_and_default():
 
 def test_info_is_porta_info_json():
     i = porta.info()
-    assert set(i) == {"version", "build_info", "backends", "devices", "strict_device", "mpi", "porta_device",
-                      "default_device", "default_device_error"}
+    assert set(i) == {"version", "build_info", "backends", "devices", "strict_device", "mpi", "cpu_gemm",
+                      "porta_device", "default_device", "default_device_error"}
+    assert i["cpu_gemm"]["f32"] and i["cpu_gemm"]["f64"] and i["cpu_gemm"]["reason"]
     assert i["strict_device"] in (None, "cpu:strict")
     assert set(i["mpi"]) == {"built", "available", "library", "version", "build_info", "cuda_aware", "hip_aware",
                              "reason"}
@@ -58,6 +59,10 @@ def test_info_is_porta_info_json():
         assert [b["available"] for b in j["backends"]] == [b["available"] for b in i["backends"]]
         # The same plugin, named through the folder each process found libporta in.
         assert {**j["mpi"], "library": ""} == {**i["mpi"], "library": ""}
+        # The same CPU; the BLAS may differ: NumPy, imported first, can bring its own OpenBLAS.
+        assert set(j["cpu_gemm"]) == set(i["cpu_gemm"])
+        assert [j["cpu_gemm"][k] for k in ("cpu", "cpu_isa", "cpu_features")] == [
+            i["cpu_gemm"][k] for k in ("cpu", "cpu_isa", "cpu_features")]
         assert os.path.realpath(j["mpi"]["library"] or ".") == os.path.realpath(i["mpi"]["library"] or ".")
 
 
