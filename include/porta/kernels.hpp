@@ -520,6 +520,16 @@ PointerPack<T, Ts...> pack_pointers(const T* head, const Ts*... tail) {
   return PointerPack<T, Ts...>{head, pack_pointers(tail...)};
 }
 
+// A map's task, as cpu_task is a range's: the kernel, the output and the input pointers are locals
+// of the task, so that a store through the output cannot change them (TaskKernel says why).
+template <class T, class F, class Pack>
+PORTA_DETAIL_NOINLINE void cpu_map_task(T* o, const F& f, const Pack& pack, std::int64_t b, std::int64_t e) {
+  TaskKernel<F> k = f;
+  const Pack in = pack;
+  T* const out = o;
+  for (std::int64_t i = b; i < e; ++i) out[i] = call_at(k, in, i);
+}
+
 template <class T, class F, class... In>
 void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p) {
   constexpr const char* fn = "porta::map";
@@ -531,9 +541,7 @@ void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const 
     // put a function-pointer call between the loop and f.
     const PointerPack<In...> pack = pack_pointers(p...);
     auto loop = [n, o, f, pack] {
-      cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) o[i] = call_at(f, pack, i);
-      });
+      cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) { cpu_map_task(o, f, pack, b, e); });
     };
     if (dev.is_strict()) {  // queued like a GPU launch (docs/strict.md)
       if (n > 0) strict_enqueue(static_cast<porta_stream>(stream.native_handle()), strict_task(loop), fn);
