@@ -408,10 +408,10 @@ void add_context() {
   // (the `porta` matmul cases): run once plainly and once with OPENBLAS_CORETYPE=Prescott, the
   // generic core OpenBLAS falls back to on CPU models it does not know, which porta leaves alone.
   benchmark::AddCustomContext("cpu_blas", safe([] {
-    for (const porta::BackendStatus& b : porta::backend_status())
-      if (b.type == porta::DeviceType::cpu) return b.build_info;
-    return std::string();
-  }));
+                                for (const porta::BackendStatus& b : porta::backend_status())
+                                  if (b.type == porta::DeviceType::cpu) return b.build_info;
+                                return std::string();
+                              }));
 #if defined(_OPENMP)
   benchmark::AddCustomContext("openmp_threads", std::to_string(omp_get_max_threads()));
 #else
