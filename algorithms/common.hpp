@@ -91,7 +91,7 @@ inline Call make_call(const char* fn, Device device, const Stream& stream) {
 
 // Reads one small device result (a full reduction's value) back to the host, waiting for the
 // stream: `enqueue(y)` queues the work that writes *y. No allocation and no copy on the way
-// (issue 16, small calls):
+// (small calls):
 // - the CPU's device memory is host memory and its entries finish before they return: y is r;
 // - a GPU's kernel writes the calling thread's pinned buffer (pinned_scratch) directly, and the
 //   value is read after one stream_synchronize: one launch and one wait, as PyTorch's

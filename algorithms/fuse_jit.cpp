@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions as generated run-time kernels (issue 16): a float or double program becomes
+// Fused expressions as generated run-time kernels: a float or double program becomes
 // straight-line source in porta's run-time dialect (porta/rtc.hpp), compiled once per program shape
 // and device by NVRTC, hiprtc or the host compiler through the rtc front end (its disk and process
 // caches), and launched in place of the interpreter (map_program).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Front end of sort, argsort, sort_by_key, argmax and argmin (issue 15, part 3): checks, outputs,
+// Front end of sort, argsort, sort_by_key, argmax and argmin: checks, outputs,
 // and the two backend entries `sort` (a stable radix sort of keys, with or without values) and
 // `argreduce`. The order is porta/detail/sort_key.hpp's on every backend.
 #include <cstdint>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions on the CPU (issue 16) beside the eager operators and an OpenMP loop of the same
+// Fused expressions on the CPU beside the eager operators and an OpenMP loop of the same
 // formula, and porta's math functions (exp, log, sin, cos, tanh: group "math") beside the libm loop.
 // Names, bytes, impls and the group: fused_bench.hpp.
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions on cuda:0 (issue 16) beside the eager operators and porta::map of the same
+// Fused expressions on cuda:0 beside the eager operators and porta::map of the same
 // formula compiled here by nvcc (included by cuda_bench.cu, after its helpers). Names, bytes, impls
 // and the group: fused_bench.hpp. The fused case checks once, before it is timed, that its result
 // has the eager chain's bits (a mismatch fails the case). Timed by events around a batch.

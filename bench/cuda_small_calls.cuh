@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Small calls (issue 16): what the host pays for a GPU call that does almost nothing. Included by
+// Small calls: what the host pays for a GPU call that does almost nothing. Included by
 // cuda_bench.cu; group "small" (scripts/bench.sh --ops small), or "latency" with the other cases.
 //
 //   latency_map f32, 1 element, host wall-clock time per call, each call waited for:
@@ -14,7 +14,7 @@
 //                 store). Cases timed one after the other drift apart on a shared machine
 //                 (identical calls differed by up to 0.7 us between cases on the H200);
 //                 alternating calls see the same machine.
-//   Target (issue 16): a bare launch + 0.5 us; over_hand_us holds porta to the hand kernel that
+//   Target: a bare launch + 0.5 us; over_hand_us holds porta to the hand kernel that
 //   does the same work, over_us to an empty kernel, which does none.
 //
 // The sum of 2^10 floats with its value on the host is latency_sum (cuda_bench.cu), which this

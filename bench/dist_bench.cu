@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Collectives across the GPUs of one machine: porta::distributed beside NCCL called directly
-// (issue 13). One host thread per GPU, as a program driving its GPUs from one process would.
+//. One host thread per GPU, as a program driving its GPUs from one process would.
 //
 //   allreduce/nccl/<bytes>        ncclAllReduce (sum, float) on each GPU's stream, then the stream
 //                                 synchronized: the ceiling

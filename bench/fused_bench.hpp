@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions (issue 16, porta/fuse.hpp) beside the eager operators and a hand-written pass:
+// Fused expressions (porta/fuse.hpp) beside the eager operators and a hand-written pass:
 // the computations both binaries share, and the CPU registration hook (cpu_fused.cpp; the CUDA
 // binary's cases are in cuda_fused.cuh).
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The user-kernel benchmarks (issue 12): one definition of each computation, shared by porta's
+// The user-kernel benchmarks: one definition of each computation, shared by porta's
 // kernels (as a functor or called from a PORTA_LAMBDA) and by the peer that a user would otherwise
 // write (an OpenMP loop on the CPU, a hand-written CUDA kernel on the GPU), so that a ratio measures
 // how the work is run, never two slightly different bodies. Also: the sizes of these cases and the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Copies between two GPUs of one machine: porta beside cudaMemcpyPeerAsync (issue 13).
+// Copies between two GPUs of one machine: porta beside cudaMemcpyPeerAsync.
 //
 //   peer/cudaMemcpyPeerAsync/<bytes>   the CUDA call on a stream of cuda:0, peer access enabled both
 //                                      ways, then cudaStreamSynchronize: the ceiling

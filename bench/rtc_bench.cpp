@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Run-time compiled kernels (issue 16, porta/rtc.hpp) on one device:
+// Run-time compiled kernels (porta/rtc.hpp) on one device:
 //
 //   1. first call: the chain compiled for the device (a fresh, empty disk cache), device already up;
 //   2. cached start of a second process: this program runs itself with the warm cache; the child

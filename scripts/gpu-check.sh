@@ -8,7 +8,7 @@
 #   scripts/gpu-check.sh [all|build|test|sanitize|mlp|python|kernels|bench|peer|dist|rtc|fused|small|tune]...
 #                        (default: all, which is every step but fused, small and tune)
 #
-# kernels runs the user-kernel benchmarks (issue 12): on cuda, and on the CPU at 1 thread and at
+# kernels runs the user-kernel benchmarks: on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
 # arguments for that run only); PORTA_BENCH_ARGS goes to both. tune runs bench/tune_gpu.cu's
 # launch-configuration sweep (porta_tune_gpu). fused puts issue 16's fused expressions beside their
@@ -148,7 +148,7 @@ if want peer && [ -x "$build/bench/porta_peer_bench" ]; then
 fi
 
 if want dist; then
-  # porta::distributed across the machine's GPUs (issue 13): the heat plate split over ranks as
+  # porta::distributed across the machine's GPUs: the heat plate split over ranks as
   # threads, bit-identical to one rank (NCCL between distinct GPUs, staged where ranks share one),
   # and allreduce / the distributed sum beside NCCL called directly.
   for k in 2 4; do
@@ -160,7 +160,7 @@ if want dist; then
 fi
 
 if want rtc && [ -x "$build/bench/porta_rtc_bench" ]; then
-  # Run-time compiled kernels (issue 16): first-call compile, a second process's cached start, and
+  # Run-time compiled kernels: first-call compile, a second process's cached start, and
   # the chain as a run-time kernel beside the same formula compiled by nvcc (porta::map), 2^20..2^28.
   run "run-time kernels float" "$log" "$build/bench/porta_rtc_bench" --device cuda:0
   run "run-time kernels double" "$log" "$build/bench/porta_rtc_bench" --device cuda:0 --dtype double --max-log2 27

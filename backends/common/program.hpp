@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The argument check of map_program (issue 16, fused expressions), shared by the CPU backend and
+// The argument check of map_program (fused expressions), shared by the CPU backend and
 // the GPU plugins so that every backend rejects the same calls with the same messages. Plain C++;
 // returns PORTA_OK or an error status with the message set (backend_error.hpp).
 #pragma once

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Argument checks of the scan and random entries (issue 15, part 2), shared by the CPU backend and
+// Argument checks of the scan and random entries, shared by the CPU backend and
 // the GPU plugins so that every backend refuses the same calls with the same messages. Plain C++;
 // each returns PORTA_OK or an error status with the message set (backend_error.hpp).
 #pragma once

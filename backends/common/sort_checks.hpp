@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Argument checks of the sort and argreduce entries (issue 15, part 3), shared by the CPU backend
+// Argument checks of the sort and argreduce entries, shared by the CPU backend
 // and the GPU plugins so that every backend rejects the same calls with the same messages. Plain
 // C++; each returns PORTA_OK or an error status with the message set (backend_error.hpp).
 #pragma once

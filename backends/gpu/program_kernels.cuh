@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// map_program (issue 16, fused expressions): ProgramKernels<Api, T> (kernels.hpp), a precompiled
+// map_program (fused expressions): ProgramKernels<Api, T> (kernels.hpp), a precompiled
 // interpreter of porta_program_op lists, so that a fused expression written in plain C++ runs as
 // one pass over memory without a compiler at run time.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Run-time compiled kernels of the GPU plugins (issue 16): the five rtc_* entries of
+// Run-time compiled kernels of the GPU plugins: the five rtc_* entries of
 // porta_backend_v1, written once for CUDA and HIP. Plugin<V> derives from Rtc<V, Plugin<V>>, so the
 // table finds them by name. The compiler (NVRTC, hiprtc) is dlopen()ed at first use through
 // rtc_compiler.hpp; the result is loaded with the runtime's own module calls and launched as a

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// NVRTC and hiprtc, loaded at run time (issue 16): the part of the GPU plugins' run-time kernels
+// NVRTC and hiprtc, loaded at run time: the part of the GPU plugins' run-time kernels
 // that needs no GPU and no vendor header, so that a plain C++ test can compile a program with
 // NVRTC on a machine without a GPU (tests/rtc/test_nvrtc.cpp). The two libraries have one API
 // shape (hiprtc copies NVRTC's: create, compile, log, code, destroy), so one table serves both; the

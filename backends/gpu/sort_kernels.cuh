@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sorting and arg-reductions on GPUs (issue 15, part 3): definitions of SortKernels<Api, T>
+// Sorting and arg-reductions on GPUs: definitions of SortKernels<Api, T>
 // (kernels.hpp), instantiated one dtype per file by instantiate/sort_<dtype>.cu.
 //
 // Sorting is the vendor's radix sort over porta's key order (porta/detail/sort_key.hpp: NaN after

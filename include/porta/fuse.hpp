@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions (issue 16): elementwise chains written with the usual operators and functions
+// Fused expressions: elementwise chains written with the usual operators and functions
 // in plain C++ (no GPU compiler), evaluated in ONE pass over memory on every device, with exactly
 // the bits of the eager chain (every op rounded to the dtype, nothing contracted into an FMA).
 //

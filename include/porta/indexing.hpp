@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Masks and indexing (issue 15): comparisons, where, count_nonzero, take (gather) and scatter.
+// Masks and indexing: comparisons, where, count_nonzero, take (gather) and scatter.
 //
 //   auto pos  = porta::greater(x, 0.0f);             // mask: Array<std::int32_t> of 0 and 1
 //   auto relu = porta::where(pos, x, 0.0f);          // x where x > 0, else 0

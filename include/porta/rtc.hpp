@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Run-time compiled kernels (issue 16): PyCUDA's SourceModule and CuPy's RawKernel for porta, from
+// Run-time compiled kernels: PyCUDA's SourceModule and CuPy's RawKernel for porta, from
 // plain C++. A kernel is source text in porta's small dialect (docs/rtc.md): a function marked
 // PORTA_RTC_KERNEL whose first parameter is the index, then the launch's arguments. It is compiled
 // for the device it runs on at its first launch there (NVRTC on CUDA, hiprtc on HIP, the host C++

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// sort, argsort, sort_by_key, argmax and argmin (issue 15, part 3): every dtype on every device,
+// sort, argsort, sort_by_key, argmax and argmin: every dtype on every device,
 // against std::stable_sort and a first-index scan on the host with porta's order written from its
 // definition (not from porta/detail/sort_key.hpp): NaN after +inf, every NaN equal, -0.0 below
 // +0.0. Inputs are fresh random numbers with many duplicates, NaNs of both signs and other

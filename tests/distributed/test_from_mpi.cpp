@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// porta::distributed::from_mpi on a communicator of the application's own (issue 13): the world
+// porta::distributed::from_mpi on a communicator of the application's own: the world
 // split into even and odd ranks. porta's Communicator must see the same ranks as MPI does, work
 // on its own duplicate (the application's messages on the split communicator do not mix with
 // porta's), and its collectives and distributed sum must run over that group only.

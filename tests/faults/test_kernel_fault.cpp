@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A user kernel that writes far out of bounds on a GPU (issue 19). GPU kernels cannot throw, so the
+// A user kernel that writes far out of bounds on a GPU. GPU kernels cannot throw, so the
 // fault shows where CUDA reports it: at the next synchronisation, which must throw
 // porta::BackendError naming that call and the vendor's error, not abort or hang. The fault is
 // sticky (the process's CUDA context is lost), so this is its own executable and ctest entry, and

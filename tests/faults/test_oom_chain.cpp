@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// An allocation failure in the middle of a chain of calls (issue 19): the call that could not get
+// An allocation failure in the middle of a chain of calls: the call that could not get
 // its memory throws OutOfMemory, its inputs and every earlier result are unchanged, nothing it
 // allocated stays in use, and the chain goes on with correct results on the same pool.
 //

@@ -12,7 +12,7 @@ function(run)
 endfunction()
 
 # A consumer whose kernels were linked with the static CUDA runtime must start without libcudart.so
-# (issue 12): its load-time closure holds none, and it runs with the CUDA libraries hidden. The
+#: its load-time closure holds none, and it runs with the CUDA libraries hidden. The
 # checks are the ones of porta's own build (tests/startup).
 function(check_startup binary build_dir lib_dirs)
   file(READ "${build_dir}/porta_kernels_runtime.txt" _rt)

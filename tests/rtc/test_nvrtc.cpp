@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// NVRTC without a GPU (issue 16): the programs porta generates for run-time kernels compile with the
+// NVRTC without a GPU: the programs porta generates for run-time kernels compile with the
 // NVRTC that the CUDA plugin would dlopen, through the plugin's own loader and compile call
 // (backends/gpu/rtc_compiler.hpp, plain C++), for the H200's sm_90 with the plugin's options. Where
 // NVRTC is not installed the test says so and passes; loading and launching need a GPU

@@ -78,7 +78,7 @@ TEST_CASE("arrays whose byte size does not fit in memory addresses are InvalidAr
   CHECK_THROWS_AS(porta::Array<double>(porta::Shape{huge}, dev), porta::InvalidArgument);
   CHECK_THROWS_AS(porta::Array<float>(porta::Shape{std::int64_t(1) << 31, std::int64_t(1) << 31}, dev),
                   porta::InvalidArgument);  // 2^62 floats
-  // a shape whose element count itself overflows (issue 19): refused by Shape, before any allocation
+  // a shape whose element count itself overflows: refused by Shape, before any allocation
   const std::int64_t p32 = std::int64_t(1) << 32;
   CHECK_THROWS_AS(HostArray<float>(porta::Shape{p32, p32}, dev), porta::InvalidArgument);
   CHECK_THROWS_WITH(HostArray<float>(porta::Shape{p32, p32}, dev), porta_test::Contains("4294967296x4294967296"));

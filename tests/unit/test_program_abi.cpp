@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The map_program entry of the backend table (issue 16, fused expressions), called directly with
+// The map_program entry of the backend table (fused expressions), called directly with
 // programs a C caller could pass but porta's front end never makes: every backend refuses them with
 // the same message, and writes nothing. (tests/algorithms/test_fuse.cpp runs valid programs.)
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host path of a full reduction's value (issue 16, small calls; algorithms/common.hpp's
+// The host path of a full reduction's value (small calls; algorithms/common.hpp's
 // read_device_scalar): on the CPU and on GPUs it allocates no device memory (the CPU's entry writes
 // the caller's variable, a GPU's kernel the thread's pinned buffer), cpu:strict takes device
 // scratch and frees it. The pinned buffer is per thread and reused by every call, so these tests

@@ -102,7 +102,7 @@ inline std::size_t checked_bytes(std::int64_t n, std::size_t elem, const char* f
 }
 [[noreturn]] void throw_moved_from(const char* fn);
 
-// Views (issue 15): "fn: <name> is a strided view (<shape>); this function needs contiguous memory:
+// Views: "fn: <name> is a strided view (<shape>); this function needs contiguous memory:
 // pass <name>.contiguous()".
 [[noreturn]] void throw_not_contiguous(const char* fn, const char* name, const char* shape);
 // dst[index . dst_strides] = src[index . src_strides] for every index of `dims` (rank 0..4; strides

@@ -162,7 +162,7 @@ struct ApiCuda {
   __device__ static T shfl_down(T v, unsigned offset, int width) {
     return __shfl_down_sync(0xffffffffu, v, offset, width);
   }
-  // The value of lane - offset of the caller's group (its own below offset): scans (issue 15).
+  // The value of lane - offset of the caller's group (its own below offset): scans.
   template <class T>
   __device__ static T shfl_up(T v, unsigned offset, int width) {
     return __shfl_up_sync(0xffffffffu, v, offset, width);
@@ -177,7 +177,7 @@ struct ApiCuda {
   }
   // Stores 16 bytes that nothing reads again soon (a scan's output) with the evict-first policy
   // (st.global.cs), so that they leave the L2 before the lines still to be read: a scan of 2^28
-  // elements ran 2.5-4% faster on an H200 (issue 15).
+  // elements ran 2.5-4% faster on an H200.
   template <class P>
   __device__ static void store_streaming(P* p, const P& v) {
     static_assert(sizeof(P) == 16, "16-byte stores only");

@@ -164,7 +164,7 @@ void parallel_for(Device device, const Range<Rank>& range, const F& f, void* nat
 
 // The kernel object travels by reference down to the launch, which copies it once into the kernel's
 // parameters: nvcc's host side of a PORTA_LAMBDA keeps its closure on the heap, so every copy on the
-// way was an allocation and a free per call (issue 16, small calls).
+// way was an allocation and a free per call (small calls).
 //
 // out[i] = f(in[i]...) for i in [0, n) on `device`, asynchronous on `native_stream`. It runs the
 // kernel of porta's built-in maps (16-byte vectors of every operand where they are aligned alike,
