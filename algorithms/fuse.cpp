@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Front end of fused expressions (porta/fuse.hpp, issue 16): checks an expression's leaves and
+// Front end of fused expressions (porta/fuse.hpp): checks an expression's leaves and
 // program, then runs it in one pass: as a generated kernel where fuse_jit.cpp's policy allows,
 // else through the backend's map_program entry (the interpreter).
 #include <cstdint>

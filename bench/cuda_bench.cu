@@ -533,7 +533,7 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_scan_random.cuh"
 // Fused expressions beside the eager operators and porta::map (group "fused").
 #include "cuda_fused.cuh"
-// A map of one element and an empty launch, host-timed (group "small", issue 16).
+// A map of one element and an empty launch, host-timed (group "small").
 #include "cuda_small_calls.cuh"
 
 namespace porta_bench_cuda {

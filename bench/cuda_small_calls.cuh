@@ -19,7 +19,7 @@
 //
 // The sum of 2^10 floats with its value on the host is latency_sum (cuda_bench.cu), which this
 // group registers too; its target is PyTorch's x.sum().item() on the same machine (16.5 us on the
-// H200, issue 16), beside CUB's DeviceReduce::Sum with a copy to pinned memory and a wait.
+// H200), beside CUB's DeviceReduce::Sum with a copy to pinned memory and a wait.
 #pragma once
 
 namespace porta_bench_cuda {

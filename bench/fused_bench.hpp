@@ -3,7 +3,7 @@
 // the computations both binaries share, and the CPU registration hook (cpu_fused.cpp; the CUDA
 // binary's cases are in cuda_fused.cuh).
 //
-//   fused_chain/<dtype>/<impl>/<n>   sin(x) * cos(y) + x * y (issue 16's chain; bytes: 3 words)
+//   fused_chain/<dtype>/<impl>/<n>   sin(x) * cos(y) + x * y (the chain; bytes: 3 words)
 //   fused_bs/<dtype>/<impl>/<n>      Black-Scholes call prices from spot, strike, years (bytes: 4 words)
 //
 //   porta        the fused expression, written in a plain C++ way (the expression is built on the
@@ -16,7 +16,7 @@
 //                host compiler (once, before the timing; skipped where no compiler runs)
 //   porta_eager  the same formula with porta's eager operators (a pass and a temporary per op)
 //   porta_map    (CUDA) porta::map of the formula as a lambda in this nvcc-compiled file: the
-//                one-pass kernel the fused expression is held against (issue 16: within 1.15x on
+//                one-pass kernel the fused expression is held against (the target: within 1.15x on
 //                the chain at 2^28)
 //   porta_map_exact  (CUDA) the same porta::map built with -fmad=false (cuda_fused_exact.cu): the
 //                one-pass kernel with the eager bits, which the fused expression also gives; checked
@@ -97,7 +97,7 @@ struct FuseModeScope {
   FuseModeScope& operator=(const FuseModeScope&) = delete;
 };
 
-// The sizes of the fused cases: the vector sizes from 2^20 (issue 16 asks for 2^20 .. 2^28), or the
+// The sizes of the fused cases: the vector sizes from 2^20 (the target range is 2^20 .. 2^28), or the
 // largest one when a run stops below that (the smoke run).
 inline std::vector<std::int64_t> fused_sizes() {
   std::vector<std::int64_t> all = vector_sizes(), s;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sorting (issue 15 part 3) beside its peers: the registration hooks that cpu_bench.cpp
+// Sorting beside its peers: the registration hooks that cpu_bench.cpp
 // (cpu_sort.cpp) and cuda_bench.cu (cuda_sort.cuh) call.
 //
 //   sort/<dtype>/<impl>/<n>      n keys sorted; bytes: one read and one write of every key

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Collectives between devices of one GPU backend (issue 13 part 2): the six coll_* / collective
+// Collectives between devices of one GPU backend: the six coll_* / collective
 // entries of porta_backend_v1 over NCCL (CUDA) or RCCL (HIP), written once, as the rest of the
 // plugin, for both vendors. Plugin<V> derives from Collectives<V, Plugin<V>>, so the table finds the
 // entries by their names; the vendor struct V names the library:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GPU launchers of issue 15 part 1 (strided copies, comparisons, where, take, scatter):
+// The GPU launchers of views and indexing (strided copies, comparisons, where, take, scatter):
 // declarations, plain C++, in the calling convention of kernels.hpp (the caller made the device
 // current and validated the arguments; the return value is the vendor's error code as an int).
 // Definitions: index_kernels.cuh; instantiations: instantiate/index_<dtype>.cu.

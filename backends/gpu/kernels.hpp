@@ -56,7 +56,7 @@ struct GemmKernels {
                   std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc, void* stream);
 };
 
-// Issue 15 part 3 (sort_kernels.cuh): a stable radix sort in porta's key order (keys and, when
+// Sorting and arg-reductions (sort_kernels.cuh): a stable radix sort in porta's key order (keys and, when
 // value_bytes is 4 or 8, values of that size carried along), and argmax / argmin of x viewed as
 // [outer, n, inner]. Temporaries come from the stream-ordered pool of the current device.
 template <class Api, class T>
@@ -67,7 +67,7 @@ struct SortKernels {
                        std::int64_t* y, void* stream);
 };
 
-// Issue 15 part 2 (scan_kernels.cuh, random_kernels.cuh): scans of x viewed as [outer, n, inner]
+// Scans and random numbers (scan_kernels.cuh, random_kernels.cuh): scans of x viewed as [outer, n, inner]
 // along n in the canonical order of porta/detail/scan_order.hpp (op SUM or MAX), and Philox
 // random numbers (float and double only). Temporaries come from the stream-ordered pool.
 template <class Api, class T>
@@ -81,7 +81,7 @@ struct RandomKernels {
                     std::uint64_t offset, T* y, void* stream);
 };
 
-// Issue 16 (program_kernels.cuh): map_program, a postfix op list interpreted per element (the
+// Fused expressions (program_kernels.cuh): map_program, a postfix op list interpreted per element (the
 // entry checked the program: kinds, ops, input indices and stack depth).
 template <class Api, class T>
 struct ProgramKernels {

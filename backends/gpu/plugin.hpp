@@ -637,7 +637,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                [&] { return K::binary_scalar(op, dt, n, x, value, scalar_first, y, s); });
   }
 
-  // Issue 16: fused expressions (program_kernels.cuh).
+  // Fused expressions (program_kernels.cuh).
   static porta_status map_program(int dev, porta_dtype dt, int64_t n, const porta_program_op* ops, int32_t nops,
                                   const void* const* inputs, int32_t ninputs, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(backend::check::map_program(dt, n, ops, nops, inputs, ninputs, y));
@@ -678,7 +678,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     });
   }
 
-  // ---- issue 15 part 3: sorting and arg-reductions (sort_kernels.cuh) ------------------------------
+  // ---- sorting and arg-reductions (sort_kernels.cuh) ---------------------------------------------
   static porta_status sort(int dev, porta_dtype key_dt, int64_t n, const void* keys_in, void* keys_out,
                            porta_dtype value_dt, const void* values_in, void* values_out, uint32_t flags,
                            porta_stream s) noexcept {
@@ -697,7 +697,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                [&] { return K::argreduce(op, dt, outer, n, inner, x, y, s); });
   }
 
-  // ---- issue 15 part 1: views, masks, gather and scatter (index_kernels.hpp) ----------------------
+  // ---- views, masks, gather and scatter (index_kernels.hpp) ---------------------------------------
   using IK = IndexDispatch<Api>;
 
   static porta_status copy_strided(int dev, porta_dtype dt, int32_t rank, const int64_t* shape, const void* src,
@@ -743,7 +743,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     return run(dev, "scatter", "scatter", dt, [&] { return IK::scatter(dt, outer, n, inner, y, m, idx, v, s); });
   }
 
-  // ---- issue 15 part 2: random numbers and scans (random_kernels.cuh, scan_kernels.cuh) ---------
+  // ---- random numbers and scans (random_kernels.cuh, scan_kernels.cuh) --------------------------
 
   static porta_status random(int dev, porta_random_dist dist, porta_dtype dt, int64_t n, uint64_t seed,
                              uint64_t stream_id, uint64_t offset, void* y, porta_stream s) noexcept {

@@ -9,7 +9,7 @@
 // the warp and paid once per U x V elements. The top of the stack is in registers; the values below
 // it are in shared memory (a slot chosen at run time costs one access there, where registers cost a
 // select per register and slot); the inputs are registers chosen by switches. Two kernels: short
-// programs (at most 2 inputs, depth 3, such as issue 16's chain) take U = 4, the rest U = 1 with a
+// programs (at most 2 inputs, depth 3, such as sin(x)*cos(y)+x*y) take U = 4, the rest U = 1 with a
 // stack of PORTA_PROGRAM_MAX_STACK. (The first version, U = 1 and every slot in registers, reached
 // half of porta::map's bandwidth on the chain at 2^28 on the H200: the selects and the op dispatch
 // per vector made it instruction-bound.) Every op is the functor of porta/detail/ops.hpp

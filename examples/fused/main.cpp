@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions from plain C++ (porta/fuse.hpp, docs/fused.md): issue 16's four-op chain and a
+// Fused expressions from plain C++ (porta/fuse.hpp, docs/fused.md): the four-op chain sin(x)*cos(y)+x*y and a
 // Black-Scholes pricer, each written with porta's eager operators and as a fused expression, checked
 // against each other bit for bit and against a double-precision host reference, and timed on the
 // host. A plain C++ file: no GPU compiler, yet one pass over memory on every device.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Run-time compiled kernels (porta/rtc.hpp): CuPy's RawKernel and PyCUDA's SourceModule from plain
 // C++. No nvcc in this build: the kernels below are compiled when they first run on a device (NVRTC
-// on CUDA, hiprtc on HIP, the host compiler on the CPU), then come from the disk cache. Issue 16's
-// four-op chain and examples/fused's Black-Scholes pricer (same formula, same inputs), each checked
+// on CUDA, hiprtc on HIP, the host compiler on the CPU), then come from the disk cache. The
+// four-op chain sin(x)*cos(y)+x*y and examples/fused's Black-Scholes pricer (same formula, same inputs), each checked
 // against the eager operators and a double-precision host reference.
 //
 //   ./rtc [--n 1048576]          # on porta::default_device(); PORTA_DEVICE=cuda:0 to choose

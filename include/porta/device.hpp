@@ -148,7 +148,7 @@ struct BackendStatus {
   std::string library;     // path of the plugin that loaded, or was tried
   std::string build_info;  // the backend's own one-line build description
   std::string reason;      // why it is unavailable; empty when available
-  // A GPU backend's library of collectives between its devices (NCCL, RCCL; issue 13), loaded by
+  // A GPU backend's library of collectives between its devices (NCCL, RCCL), loaded by
   // the plugin: collectives_info is "NCCL 2.28.9 (/usr/lib/libnccl.so.2)" when it loaded, else why
   // not; both empty for the CPU and for a backend that did not load.
   bool collectives = false;

@@ -102,7 +102,7 @@ typedef enum porta_reduce_op {
   PORTA_REDUCE_COUNT
 } porta_reduce_op;
 
-/* Comparisons (issue 15 part 1): y = (a op b) ? 1 : 0 as int32 (porta's mask type). IEEE
+/* Comparisons: y = (a op b) ? 1 : 0 as int32 (porta's mask type). IEEE
  * semantics: NaN compares unequal to everything (NE is true), -0.0 == 0.0. */
 typedef enum porta_compare_op {
   PORTA_COMPARE_EQ = 0,
@@ -125,7 +125,7 @@ typedef enum porta_copy_kind {
 #define PORTA_GEMM_ALLOW_TF32 0x1u /* fp32 inputs may use TF32 tensor cores (about 1e-3 relative error) */
 #define PORTA_GEMM_OWN_KERNEL 0x2u /* use porta's own tiled kernel instead of the vendor BLAS */
 
-/* Issue 15 part 3: sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
+/* Sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
  * -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, every NaN equal. */
 #define PORTA_SORT_DESCENDING 0x1u /* stable descending (equal keys keep input order; NaN still last) */
 typedef enum porta_arg_op {
@@ -158,7 +158,7 @@ typedef struct porta_memory_stats_v1 {
 typedef struct porta_stream_s* porta_stream;
 typedef struct porta_event_s* porta_event;
 
-/* Issue 15 part 2: distributions of the random entry (Philox4x32-10, include/porta/detail/philox.hpp). */
+/* Distributions of the random entry (Philox4x32-10, include/porta/detail/philox.hpp). */
 typedef enum porta_random_dist {
   PORTA_RANDOM_UNIFORM = 0, /* [0, 1) */
   PORTA_RANDOM_NORMAL,      /* mean 0, standard deviation 1 (Box-Muller with porta's own log, sin, cos) */
@@ -168,7 +168,7 @@ typedef enum porta_random_dist {
 /* scan flags */
 #define PORTA_SCAN_EXCLUSIVE 0x1u /* y[0] = 0 (sum) or the identity (max), y[i] = the inclusive y[i-1] */
 
-/* ---- issue 13 part 2: collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
+/* ---- collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
  * loaded at run time by the plugin) ---- */
 #define PORTA_COLL_ID_BYTES 128          /* the size of the id coll_unique_id makes (ncclUniqueId) */
 typedef struct porta_coll_s* porta_coll; /* a communicator: one rank on one device */
@@ -183,7 +183,7 @@ typedef enum porta_coll_kind {
   PORTA_COLL_COUNT
 } porta_coll_kind;
 
-/* ---- issue 16: fused expressions ---- */
+/* ---- fused expressions ---- */
 /* A program of map_program: postfix (a stack machine), evaluated per element. Each op pushes (INPUT,
  * SCALAR) or replaces the top one (UNARY) or two (BINARY, BINARY_REV) values; a valid program ends
  * with one. */
@@ -205,7 +205,7 @@ typedef struct porta_program_op {
   porta_scalar value; /* SCALAR only */
 } porta_program_op;
 
-/* ---- issue 16: run-time compiled kernels ---- */
+/* ---- run-time compiled kernels ---- */
 typedef struct porta_rtc_kernel_s* porta_rtc_kernel; /* a loaded kernel; lives until the process exits */
 
 typedef struct porta_backend_v1 {
@@ -266,7 +266,7 @@ typedef struct porta_backend_v1 {
 
   /* Reduction of x viewed as [outer, n, inner] over its middle axis into y[outer * inner]: device
    * memory, or host memory from host_alloc, which a GPU writes directly (pinned memory is mapped
-   * into every device; porta's full reductions return their value so, issue 16). A full reduction
+   * into every device; porta's full reductions return their value so). A full reduction
    * is outer = inner = 1. n may be 0 (y gets the op's identity). */
   porta_status (*reduce)(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                          const void* x, void* y, porta_stream s);
@@ -281,7 +281,7 @@ typedef struct porta_backend_v1 {
                        porta_scalar alpha, const void* a, int64_t lda, const void* b, int64_t ldb, porta_scalar beta,
                        void* c, int64_t ldc, uint32_t flags, porta_stream s);
 
-  /* ---- issue 15 part 3: sorting and arg-reductions ---- */
+  /* ---- sorting and arg-reductions ---- */
   /* Stable radix sort of n keys of key_dt from keys_in into keys_out; when values_in is not NULL,
    * the n values of value_dt travel with their keys into values_out. Inputs and outputs must not
    * overlap. flags: PORTA_SORT_*. NaN keys are written as the canonical quiet NaN. */
@@ -293,7 +293,7 @@ typedef struct porta_backend_v1 {
   porta_status (*argreduce)(int dev, porta_arg_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                             const void* x, int64_t* y, porta_stream s);
 
-  /* ---- issue 13: copies between two devices of one backend ---- */
+  /* ---- copies between two devices of one backend ---- */
   /* bytes from src on device dev to dst on device dst_dev (both of this backend), enqueued on s (a
    * stream of dev; NULL: its default stream) after the work already queued on dst_dev's default
    * stream; work queued later on dst_dev's default stream waits for the copy. GPUs enable peer
@@ -301,7 +301,7 @@ typedef struct porta_backend_v1 {
    * the runtime stage it otherwise. Returns without waiting for the copy. */
   porta_status (*copy_peer)(int dev, const void* src, int dst_dev, void* dst, size_t bytes, porta_stream s);
 
-  /* ---- issue 15 part 1: views, masks, gather and scatter ---- */
+  /* ---- views, masks, gather and scatter ---- */
   /* dst[i . dst_strides] = src[i . src_strides] for every index i of shape[0..rank) (rank 1..4;
    * strides in elements, may be negative; src strides may be 0 to broadcast). src and dst do not
    * overlap (the front end stages overlapping copies). */
@@ -324,7 +324,7 @@ typedef struct porta_backend_v1 {
    * outside [0, n) writes nothing. */
   porta_status (*scatter)(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, void* y, int64_t m,
                           const int64_t* idx, const void* v, porta_stream s);
-  /* ---- issue 15 part 2: random numbers and scans ---- */
+  /* ---- random numbers and scans ---- */
   /* y[i] = value i of the Philox4x32-10 stream `stream` under `seed`, starting at block `offset`
    * (4 words a block; docs/random-and-scans.md has the layout). dt is F32 or F64. */
   porta_status (*random)(int dev, porta_random_dist dist, porta_dtype dt, int64_t n, uint64_t seed, uint64_t stream,
@@ -335,7 +335,7 @@ typedef struct porta_backend_v1 {
   porta_status (*scan)(int dev, porta_reduce_op op, porta_dtype dt, uint32_t flags, int64_t outer, int64_t n,
                        int64_t inner, const void* x, void* y, porta_stream s);
 
-  /* ---- issue 13 part 2: collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
+  /* ---- collectives between devices of one backend (NCCL on CUDA, RCCL on HIP,
    * loaded at run time by the plugin) ---- */
   /* PORTA_OK and "NCCL 2.27.3 (libnccl.so.2)" in info (len bytes, always terminated) when the
    * backend's collective library loads; else PORTA_ERR_UNAVAILABLE, and last_error says why (the
@@ -357,7 +357,7 @@ typedef struct porta_backend_v1 {
    * several communicators, or a SEND with its RECV) are issued together. */
   porta_status (*coll_group)(int begin);
 
-  /* ---- issue 16: fused expressions ---- */
+  /* ---- fused expressions ---- */
   /* y[i] = the value the program ops[0..nops) leaves for element i, for i in [0, n): every op is
    * the one of unary / binary (porta/detail/ops.hpp, each result rounded to dt, no contraction), so
    * y has the bits of the same ops run one map at a time. inputs: ninputs contiguous arrays of n
@@ -367,7 +367,7 @@ typedef struct porta_backend_v1 {
   porta_status (*map_program)(int dev, porta_dtype dt, int64_t n, const porta_program_op* ops, int32_t nops,
                               const void* const* inputs, int32_t ninputs, void* y, porta_stream s);
 
-  /* ---- issue 16: run-time compiled kernels ---- */
+  /* ---- run-time compiled kernels ---- */
   /* What a compiled kernel depends on, for the front end's cache key (len bytes, always
    * terminated), found without loading or running the compiler: the compiler's library or path,
    * the runtime version, the target ("sm_90", "gfx90a:sramecc+:xnack-") and the options. With key

@@ -326,7 +326,7 @@ struct ReluGradOp {
   }
 };
 
-// Comparisons (issue 15 part 1; porta_compare_op): IEEE semantics on every backend, so NaN is
+// Comparisons (porta_compare_op): IEEE semantics on every backend, so NaN is
 // unequal to everything (only != is true) and -0.0 == 0.0. The result is porta's mask value.
 struct EqOp {
   template <class T>

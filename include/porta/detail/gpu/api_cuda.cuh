@@ -168,7 +168,7 @@ struct ApiCuda {
     return __shfl_up_sync(0xffffffffu, v, offset, width);
   }
   // Lets the calling warp sleep for about NS nanoseconds: a poll of memory that another block will
-  // write costs the memory system less when it does not spin (scans, issue 15).
+  // write costs the memory system less when it does not spin (scans).
   template <unsigned NS>
   __device__ static void sleep() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
