@@ -33,7 +33,7 @@
 //   // 5. Instantiate it for every dtype at the bottom of the file (PORTA_FOR_EACH_DTYPE) and
 //   //    declare it in include/porta/algorithms.hpp. A new backend entry goes at the END of
 //   //    porta_backend_v1 (the runtime stubs entries that older plugins lack) and is implemented in
-//   //    backends/openmp and backends/gpu.
+//   //    backends/cpu and backends/gpu.
 // ------------------------------------------------------------------------------------------------
 #include <cstdint>
 #include <type_traits>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host memory for the CPU peers, allocated the way porta's CPU pool allocates (see
-// backends/openmp/cpu_memory.cpp): blocks of 4 MiB and more come from mmap, 2 MiB aligned and marked
+// backends/cpu/cpu_memory.cpp): blocks of 4 MiB and more come from mmap, 2 MiB aligned and marked
 // for transparent huge pages; smaller ones are 64-byte aligned.
 //
 // Why: with the kernel's THP mode "madvise" (Debian's default), a plain new[] or std::vector gets

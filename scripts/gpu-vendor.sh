@@ -18,7 +18,7 @@ cp -L "$multi/libbenchmark.so.1.7.1" "$v/lib/x86_64-linux-gnu/libbenchmark.so.1d
 cp "$multi/libbenchmark_main.a" "$v/lib/x86_64-linux-gnu/"
 cp "$multi"/cmake/benchmark/*.cmake "$v/lib/x86_64-linux-gnu/cmake/benchmark/"
 # The OpenMP-threaded OpenBLAS (libopenblas0-openmp) when it is installed, which porta's CPU backend
-# prefers (its threads are libgomp's, porta's own team: backends/openmp/README.md); else the
+# prefers (its threads are libgomp's, porta's own team: backends/cpu/README.md); else the
 # pthreads one. One copy only (35 MB; what travels is capped at 64 MiB), with the Fortran runtime it
 # needs, and a relative link under the name CMake's FindBLAS looks for.
 if [ -f "$multi/openblas-openmp/libopenblas.so.0" ]; then

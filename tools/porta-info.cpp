@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/openmp/cpu_blas.hpp"
-#include "backends/openmp/cpu_kernels.hpp"
+#include "backends/cpu/cpu_blas.hpp"
+#include "backends/cpu/cpu_kernels.hpp"
 #include "distributed/engine.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/porta.hpp"

@@ -21,9 +21,9 @@
 #include <variant>
 #include <vector>
 
-#include "backends/openmp/cpu_blas.hpp"
-#include "backends/openmp/cpu_isa.hpp"
-#include "backends/openmp/cpu_kernels.hpp"
+#include "backends/cpu/cpu_blas.hpp"
+#include "backends/cpu/cpu_isa.hpp"
+#include "backends/cpu/cpu_kernels.hpp"
 #include "distributed/engine.hpp"
 #include "dlpack.hpp"
 #include "porta/detail/config.hpp"
@@ -1010,7 +1010,7 @@ py::dict info() {
   mpi["hip_aware"] = m.hip_aware;
   mpi["reason"] = m.reason;
   r["mpi"] = mpi;
-  // The CPU's matmul path, as porta-info --json shows it (backends/openmp/cpu_blas.hpp).
+  // The CPU's matmul path, as porta-info --json shows it (backends/cpu/cpu_blas.hpp).
   const porta::detail::cpu::CpuIsa& isa = porta::detail::cpu::cpu_isa();
   const porta::detail::cpu::GemmChoice& g = porta::detail::cpu::gemm_choice();
   py::dict gemm;

@@ -140,7 +140,7 @@ struct AllPairs {
   }
 };
 
-// Sizes either side of the CPU maps' thresholds (backends/openmp/cpu_map_common.hpp): the calling
+// Sizes either side of the CPU maps' thresholds (backends/cpu/cpu_map_common.hpp): the calling
 // thread below 2^16 elements, the whole team from there; streaming stores once the arrays of a call
 // exceed the last-level cache, here by 2x for two arrays and 3x for three.
 template <class T>

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/openmp/cpu_blas.hpp"
+#include "backends/cpu/cpu_blas.hpp"
 
 namespace pcpu = porta::detail::cpu;
 

@@ -112,7 +112,7 @@ TEMPLATE_TEST_CASE("reductions: the CPU's bits do not depend on the thread count
   PORTA_RNG(rng);
   const Device cpu(porta::DeviceType::cpu);
   // 2^16 + 3 elements: 3 chunks, split into runs of lanes on any team; 1000003: 31 chunks, whole
-  // chunks up to 7 threads and runs of lanes on 16 (backends/openmp/cpu_reduce.cpp).
+  // chunks up to 7 threads and runs of lanes on 16 (backends/cpu/cpu_reduce.cpp).
   for (const std::int64_t n : {std::int64_t{65539}, std::int64_t{1000003}}) {
     INFO("n = " << n);
     const auto h = porta_test::nonzero<T>(rng, n);

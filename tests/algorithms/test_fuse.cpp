@@ -216,7 +216,7 @@ TEMPLATE_TEST_CASE("fused: scalars of other types convert as the eager operators
 }
 
 // Sums of two or three scaled arrays run on the CPU as one loop per shape (an input alone as 1 * x),
-// everything else through the interpreter (backends/openmp/cpu_program.cpp). Every shape, both tree
+// everything else through the interpreter (backends/cpu/cpu_program.cpp). Every shape, both tree
 // orientations, scalars on either side of their product, in place and not, IEEE special values, and
 // sizes either side of the CPU's whole team (2^16) and of streaming stores (past the last-level
 // cache).

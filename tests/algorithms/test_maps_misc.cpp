@@ -18,7 +18,7 @@ using porta::Shape;
 namespace {
 
 // n elements of T just past the last-level cache: where the CPU's maps write with streaming stores
-// (backends/openmp/cpu_map_common.hpp).
+// (backends/cpu/cpu_map_common.hpp).
 template <class T>
 std::int64_t past_cache() {
   return std::min<std::int64_t>(porta_test::cpu_cache_bytes() / sizeof(T), 1 << 25) + 3;

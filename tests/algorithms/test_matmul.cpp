@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/openmp/cpu_blas.hpp"
-#include "backends/openmp/cpu_kernels.hpp"
+#include "backends/cpu/cpu_blas.hpp"
+#include "backends/cpu/cpu_kernels.hpp"
 #include "support/support.hpp"
 
 using porta::Array;

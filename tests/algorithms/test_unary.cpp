@@ -176,7 +176,7 @@ TEMPLATE_TEST_CASE("unary maps either side of the CPU's team and streaming-store
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
   // The whole team from 2^16 elements; streaming stores once input and output exceed the last-level
-  // cache (backends/openmp/cpu_map_common.hpp).
+  // cache (backends/cpu/cpu_map_common.hpp).
   const std::int64_t llc = porta_test::cpu_cache_bytes();
   for (const UnaryCase<T>& uc : unary_cases<T>()) {
     if (std::string(uc.name) != "neg") continue;  // one loop template serves every op

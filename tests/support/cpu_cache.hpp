@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The last-level cache as the CPU backend reads it (last_level_cache_bytes in
-// backends/openmp/cpu_maps.cpp), for tests that need sizes either side of where its maps switch to
+// backends/cpu/cpu_maps.cpp), for tests that need sizes either side of where its maps switch to
 // streaming stores.
 #pragma once
 

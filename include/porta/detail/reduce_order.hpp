@@ -22,7 +22,7 @@
 //
 // Implementations: GPUs (built-ins and user transform_reduce) in porta/detail/gpu/reduce.cuh, whose
 // header restates the mapping (a block of 256 threads per chunk, 4 lanes per thread); the CPU
-// backend's built-ins in backends/openmp/cpu_reduce.cpp (chunks over OpenMP threads, lanes a
+// backend's built-ins in backends/cpu/cpu_reduce.cpp (chunks over OpenMP threads, lanes a
 // vectorised array); user transform_reduce on the CPU here, in reduce_canonical_cpu (chunks, or
 // runs of lanes when chunks are fewer than threads).
 #pragma once

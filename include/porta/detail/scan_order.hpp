@@ -33,7 +33,7 @@
 // order matters for floating point.
 //
 // Implementations: the GPU kernels in backends/gpu/scan_kernels.cuh; the CPU backend in
-// backends/openmp/cpu_scan.cpp, on top of the tile functions here; scan_canonical below is the
+// backends/cpu/cpu_scan.cpp, on top of the tile functions here; scan_canonical below is the
 // serial definition.
 #pragma once
 

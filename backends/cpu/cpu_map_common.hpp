@@ -142,7 +142,7 @@ PORTA_MAP_INLINE void write_range(T* y, std::int64_t lo, std::int64_t hi, bool s
 }
 
 // dst = src, `bytes` of them, not overlapping: a map as the others are (team, split, streaming
-// stores past the cache). The copy entry of openmp_backend.cpp; defined in cpu_maps.cpp.
+// stores past the cache). The copy entry of cpu_backend.cpp; defined in cpu_maps.cpp.
 void copy_bytes(void* dst, const void* src, std::size_t bytes) noexcept;
 
 }  // namespace porta::detail::cpu

@@ -12,7 +12,7 @@
 namespace porta::detail::cpu {
 
 // Every entry after device_count, declared from the one list: the memory, stream and event
-// entries are defined in openmp_backend.cpp (host_alloc and host_free in cpu_memory.cpp), the maps
+// entries are defined in cpu_backend.cpp (host_alloc and host_free in cpu_memory.cpp), the maps
 // in cpu_maps.cpp, reductions in cpu_reduce.cpp, gemm in cpu_gemm.cpp.
 #define PORTA_ABI_ENTRY(name, params, args) porta_status name params noexcept;
 #include "porta/abi/backend_v1_entries.inc"

@@ -6,5 +6,5 @@
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail {
-const porta_backend_v1* openmp_backend() noexcept;
+const porta_backend_v1* cpu_backend() noexcept;
 }

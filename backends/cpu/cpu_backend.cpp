@@ -6,7 +6,7 @@
 // a stream is always idle, synchronising is a no-op, and an event is just the time it was
 // recorded. Streams are still distinct objects so that code written for GPUs (one stream per
 // task, events between them) keeps working unchanged and can tell its streams apart.
-#include "openmp_backend.hpp"
+#include "cpu_backend.hpp"
 
 #include <sys/utsname.h>
 
@@ -409,7 +409,7 @@ std::string openmp_description() {
 
 namespace porta::detail {
 
-const porta_backend_v1* openmp_backend() noexcept {
+const porta_backend_v1* cpu_backend() noexcept {
   static const porta_backend_v1* table = []() -> const porta_backend_v1* {
     namespace c = cpu;
     static std::string info;
