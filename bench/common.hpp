@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared pieces of porta's benchmarks: the sizes (from the environment, so that CI can run tiny
-// ones), random inputs, the naming scheme that scripts/bench_report.py parses, and a one-slot cache
+// ones), random inputs, the naming scheme that bench/report.py parses, and a one-slot cache
 // that keeps the inputs of the benchmark being run alive across Google Benchmark's repeated calls.
 //
 // Every benchmark is named  <op>/<dtype>/<impl>/<size>  (Google Benchmark may append /real_time or

@@ -10,7 +10,7 @@
 #                 when that binary is built and nvidia-smi lists a GPU.
 #   --max-log2    largest vector size, 2^N elements (default 28); --matmul-max likewise for matmul
 #   --ops         only these ops or groups, comma-separated (copy,axpy,sum,matmul_ts,map,reduce,matmul,latency,
-#                 small: the sum of 2^10 and the map of one element of issue 16, beside an empty launch;
+#                 small: the sum of 2^10 with its value and the map of one element, beside an empty launch;
 #                 kernels: the user-kernel cases, or one family of them: guide,heat,nbody,reduce_expr,cg;
 #                 fused: fused expressions beside the eager operators and porta::map / an OpenMP loop)
 #   --min-time    Google Benchmark's minimum time per case, in seconds (default: its own, 0.5)
@@ -211,6 +211,6 @@ fi
 
 report_args=()
 [ "$smoke" = 1 ] && [ "${PORTA_BENCH_SMOKE_STRICT:-1}" = 1 ] && report_args+=(--strict)
-python3 "$root/scripts/bench_report.py" --md "$out/bench-results.md" --svg-dir "$out" \
+python3 "$root/bench/report.py" --md "$out/bench-results.md" --svg-dir "$out" \
   ${infos[@]+"${infos[@]}"} ${report_args[@]+"${report_args[@]}"} "${jsons[@]}"
 echo "== bench.sh: $out/bench-results.md and $(cd "$out" && ls bench-*.svg 2>/dev/null | tr '\n' ' ')"

@@ -11,9 +11,9 @@
 # kernels runs the user-kernel benchmarks: on cuda, and on the CPU at 1 thread and at
 # every core. bench runs scripts/bench.sh on cuda and on the machine's CPU (PORTA_CPU_BENCH_ARGS adds
 # arguments for that run only); PORTA_BENCH_ARGS goes to both. tune runs bench/tune_gpu.cu's
-# launch-configuration sweep (porta_tune_gpu). fused puts issue 16's fused expressions beside their
+# launch-configuration sweep (porta_tune_gpu). fused puts porta's fused expressions beside their
 # Python peers in one log: porta's bench group fused on cuda (the fused expression, the eager
-# operators, porta::map compiled by nvcc), then scripts/fused_peers.py (PyTorch eager, CuPy eager,
+# operators, porta::map compiled by nvcc), then bench/peers/fused_peers.py (PyTorch eager, CuPy eager,
 # cupy.fuse, ElementwiseKernel; PORTA_FUSED_PEERS_ARGS adds arguments, e.g. --torch-compile); bench
 # already runs porta's half of it. Each benchmark run's report comes back as
 # $OUT/<run>.md; the JSON and plots of every run as $OUT/bench-files.tar.gz.
@@ -132,7 +132,7 @@ fi
 if want mlp && [ -x "$build/bin/mlp" ]; then
   run "mlp porta" "$log" "$build/bin/mlp" --bench --batch 4096
   if python3 -c 'import torch' 2>/dev/null; then
-    run "mlp torch" "$log" python3 scripts/mlp_torch.py --batch 4096
+    run "mlp torch" "$log" python3 bench/peers/mlp_torch.py --batch 4096
   fi
 fi
 
@@ -194,15 +194,15 @@ if want fused; then
   # bench-files.tar.gz beside porta's.
   bench_run fused-cuda --device cuda --ops fused ${PORTA_BENCH_ARGS:-}
   mkdir -p "$benchdir/fused-peers"
-  run "fused peers (python)" "$log" python3 scripts/fused_peers.py --json "$benchdir/fused-peers/fused-peers.json" \
+  run "fused peers (python)" "$log" python3 bench/peers/fused_peers.py --json "$benchdir/fused-peers/fused-peers.json" \
     ${PORTA_FUSED_PEERS_ARGS:-}
 fi
 
 if want small; then
-  # Issue 16's small calls: porta's sum of 2^10 floats with its value, and a map of one element,
+  # The small calls: porta's sum of 2^10 floats with its value, and a map of one element,
   # beside CUB, bare kernels and PyTorch's x.sum().item() / a one-element add, in one step.
   bench_run small-cuda --device cuda --ops small ${PORTA_BENCH_ARGS:-}
-  run "small calls (torch)" "$log" python3 scripts/small_calls_torch.py
+  run "small calls (torch)" "$log" python3 bench/peers/small_calls_torch.py
 fi
 
 if [ -d "$benchdir" ]; then

@@ -5,7 +5,7 @@
 //   ./mlp                          # 100 steps at batch 256; prints the loss, fails if it did not fall
 //   ./mlp --steps 500 --batch 1024 --lr 1e-3
 //   ./mlp --bench                  # batch 4096: median milliseconds per training step
-//   python3 scripts/mlp_torch.py   # the same in PyTorch, for comparison
+//   python3 bench/peers/mlp_torch.py # the same in PyTorch, for comparison
 #include <algorithm>
 #include <chrono>
 #include <cmath>

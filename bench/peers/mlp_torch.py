@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """PyTorch twin of examples/mlp: the same network, data, loss and optimizer, timed the same way.
 
-    python3 scripts/mlp_torch.py                 # batch 4096 on cuda, 50 timed steps
-    python3 scripts/mlp_torch.py --batch 256 --steps 100 --device cpu
+    python3 bench/peers/mlp_torch.py             # batch 4096 on cuda, 50 timed steps
+    python3 bench/peers/mlp_torch.py --batch 256 --steps 100 --device cpu
 
 Prints the median wall time of one training step (forward, backward, Adam), each step waited for
 with torch.cuda.synchronize(), after 5 warm-up steps, as `./mlp --bench` does:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Turns the JSON of porta's benchmark binaries into a markdown table and SVG plots.
 
-    scripts/bench_report.py [--md FILE] [--svg-dir DIR] [--info NAME=FILE ...] [--strict] JSON...
+    bench/report.py [--md FILE] [--svg-dir DIR] [--info NAME=FILE ...] [--strict] JSON...
 
 Benchmarks are named <op>/<dtype>/<impl>/<size> (bench/common.hpp). For every op, dtype and size the
 table gives porta's throughput (GB/s, or GFLOP/s for matmul), each peer's, and the ratio porta/peer
@@ -30,14 +30,15 @@ MAP_OPS = ["copy", "scale", "axpy", "fourop"]
 REDUCE_OPS = ["sum", "dot", "max"]
 MATMUL_OPS = ["matmul", "matmul_ts", "matmul_tf32"]
 LATENCY_OPS = ["latency_fill", "latency_add", "latency_sum", "latency_axpy", "latency_map"]
-# issue 16: PyTorch's x.sum().item() of 2^10 floats on the H200, host-timed (the sum must be no slower)
+# PyTorch's x.sum().item() of 2^10 floats on the H200, host-timed: porta's sum of 2^10 with its value
+# must be no slower (the small-calls target, bench group `small`)
 TORCH_SMALL_SUM_US = 16.5
 # User kernels (bench/kernels_common.hpp); on the CPU each also as <op>_nvcc, compiled by nvcc.
 KERNEL_OPS = ["guide_axpy", "guide_jacobi", "guide_stencil3d", "heat_1d", "heat_2d", "nbody", "nbody_energy",
               "reduce_expr", "cg"]
 NVCC_SUFFIX = "_nvcc"
 KERNEL_FLOP_OPS = ["nbody", "nbody_energy"]
-KERNEL_TARGET = 0.9  # issue 12: at least 0.9x the OpenMP loop, at 16 threads and at 1
+KERNEL_TARGET = 0.9  # user kernels: at least 0.9x the OpenMP loop, at 16 threads and at 1
 # The kernels as docs/guide.md writes them (View accessors in the body): at least 0.95x the OpenMP
 # loop nest over raw pointers, as a PORTA_LAMBDA, a functor and a PORTA_KERNEL, from C++ and nvcc.
 GUIDE_OPS = ["guide_axpy", "guide_jacobi", "guide_stencil3d"]
@@ -330,7 +331,7 @@ def target_rows(run):
                 r = ratio(op, run.get(op, dtype, "porta_own", size), run.get(op, dtype, "cublas", size))
                 rows.append(("own GEMM ≥ 0.6× cuBLAS fp32 at 4096", "matmul f32 %d" % size, r,
                              None if r is None else r >= 0.6))
-        # issue 16: the fused chain from plain C++ within 1.15x the time of porta::map compiled by nvcc
+        # the fused chain sin(x)*cos(y)+x*y from plain C++ within 1.15x the time of porta::map compiled by nvcc
         size = largest(run, "fused_chain", "f32")
         if size is not None:
             r = ratio("fused_chain", run.get("fused_chain", "f32", "porta", size),
@@ -349,7 +350,7 @@ def target_rows(run):
         t = ratio("latency_sum", run.get("latency_sum", "f32", "porta", 1024), run.get("latency_sum", "f32", "cub", 1024))
         rows.append(("sum of 2^10 within 1.2× CUB's time (time ratio)", "latency_sum f32 2^10", t,
                      None if t is None else t <= 1.2))
-        # issue 16, small calls: absolute times in µs, not ratios
+        # small calls (bench group `small`): absolute times in µs, not ratios
         t = run.get("latency_sum", "f32", "porta", 1024)
         rows.append(("sum of 2^10 with its value ≤ PyTorch's x.sum().item(), %.1f µs (µs)" % TORCH_SMALL_SUM_US,
                      "latency_sum f32 2^10", t, None if t is None else t <= TORCH_SMALL_SUM_US))
@@ -643,7 +644,7 @@ def machine_lines(infos):
 def report(runs, infos, svgs):
     lines = ["# porta benchmark results", ""]
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines.append("Generated %s by scripts/bench_report.py from %s." % (
+    lines.append("Generated %s by bench/report.py from %s." % (
         now, ", ".join(os.path.basename(r.path) for r in runs)))
     lines.append("")
     for run in runs:

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 16's Python peers of porta's fused expressions, timed on the GPU.
+"""The Python peers of porta's fused expressions (PyTorch, CuPy), timed on the GPU.
 
-    python3 scripts/fused_peers.py                       # 2^20, 2^22, ..., 2^28 float32 on cuda:0
-    python3 scripts/fused_peers.py --log2 20,24 --reps 50 --json out/fused-peers.json
-    python3 scripts/fused_peers.py --torch-compile       # also torch.compile (slow first calls)
+    python3 bench/peers/fused_peers.py                  # 2^20, 2^22, ..., 2^28 float32 on cuda:0
+    python3 bench/peers/fused_peers.py --log2 20,24 --reps 50 --json out/fused-peers.json
+    python3 bench/peers/fused_peers.py --torch-compile  # also torch.compile (slow first calls)
 
 The two formulas of porta's `fused` benchmark group (bench/fused_bench.hpp), on float32:
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""PyTorch's side of issue 16's small calls, for bench group `small` (bench/cuda_small_calls.cuh):
+"""PyTorch's side of the small calls of bench group `small` (bench/cuda_small_calls.cuh):
 
     x.sum().item()        on 2^10 float32 elements (the value back on the host)
     out = x + 1; sync     on one float32 element (a map of one element, waited for)
@@ -8,7 +8,7 @@
 Host wall-clock time per call after a warm-up, the median of --reps batches of --calls calls, as
 porta's latency cases time theirs. Exits 0 with a message when PyTorch or a CUDA device is missing.
 
-    python3 scripts/small_calls_torch.py [--reps 21] [--calls 2000]
+    python3 bench/peers/small_calls_torch.py [--reps 21] [--calls 2000]
 """
 import argparse
 import statistics

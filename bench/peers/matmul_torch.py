@@ -5,7 +5,7 @@ number of threads, timed as porta_cpu_bench times `matmul/<dtype>/porta/<n>` (wa
 after a warm-up; GFLOP/s = 2 n^3 / time). With porta_cpu_bench JSON files (--benchmark_out) it
 also prints porta's cases from each file and their ratio to torch.
 
-    python3 scripts/matmul_torch.py [--n 4096] [--threads 16] [--dtypes float32,float64]
+    python3 bench/peers/matmul_torch.py [--n 4096] [--threads 16] [--dtypes float32,float64]
                                     [--reps 10] [BENCH.json ...]
 
 Without PyTorch it says so and prints the benchmark files' cases alone.
