@@ -57,7 +57,7 @@
 namespace porta_bench {
 
 // ---- sizes ---------------------------------------------------------------------------------------
-// The sizes (heat 2048 x 2048, 16384 bodies, CG at n = 4096, reductions of 2^20..2^24),
+// The full sizes (heat 2048 x 2048, 16384 bodies, CG at n = 4096, reductions of 2^20..2^24),
 // shrunk with the run's largest vector and matrix sizes so that the smoke run (2^12, matmul 256)
 // stays tiny. PORTA_BENCH_HEAT_N, PORTA_BENCH_NBODY_N and PORTA_BENCH_CG_N set them outright.
 struct KernelSizes {

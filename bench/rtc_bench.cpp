@@ -3,7 +3,7 @@
 //
 //   1. first call: the chain compiled for the device (a fresh, empty disk cache), device already up;
 //   2. cached start of a second process: this program runs itself with the warm cache; the child
-//      brings the device up, then times Module + first launch + synchronize (the target:
+//      brings the device up, then times Module + first launch + synchronize (the target:
 //      under 5 ms on the H200), and the parent reports the child's whole run as well;
 //   3. the chain out = sin(x) * cos(y) + x * y at 2^min..2^max as a run-time kernel beside the same
 //      kernel compiled ahead of time by this file's compiler without contraction, as porta compiles

@@ -30,7 +30,7 @@ double time_ms(porta::Device dev, F&& f) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The issue's four-op chain, out = sin(x) * cos(y) + x * y, and SAXPY, in porta's dialect.
+// The four-op chain, out = sin(x) * cos(y) + x * y, and SAXPY, in porta's dialect.
 const char* kSource = R"(
 PORTA_RTC_KERNEL void saxpy(porta_index i, float a, porta::rtc::View<const float> x, porta::rtc::View<float> y) {
   y[i] = a * x[i] + y[i];
