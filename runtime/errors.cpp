@@ -7,9 +7,9 @@
 #include <string>
 
 #include "backends/common/backend_error.hpp"
-#include "runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
+#include "runtime/registry.hpp"
 
 namespace porta::detail {
 
@@ -18,15 +18,7 @@ const char* dtype_name(porta_dtype dt) noexcept {
 }
 
 std::size_t dtype_size(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-    case PORTA_I32:
-      return 4;
-    case PORTA_F64:
-    case PORTA_I64:
-      return 8;
-  }
-  return 0;
+  return backend::dtype_size(dt);
 }
 
 std::string format_bytes(std::uint64_t bytes) {

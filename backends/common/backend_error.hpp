@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "backends/common/dtype.hpp"
+#include "backends/common/raw_enum.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::backend {
@@ -34,18 +35,9 @@ inline const char* last_error() noexcept {
   return message_buffer();
 }
 
-// The value of an enum argument as the C caller passed it. C lets any int through a C enum; in
-// C++, loading an enum object that holds a value outside its range is undefined (UBSan's
-// -fsanitize=enum flags it), so every backend checks enum arguments through their bytes first.
-template <class E>
-inline int raw_enum(const E& e) noexcept {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on the supported ABIs");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-inline bool in_range(int v, int lo, int count) noexcept {
-  return v >= lo && v < lo + count;
+// The one message for a dtype outside include/porta/abi/dtypes.inc, from every backend.
+inline porta_status unknown_dtype(const char* fn, const porta_dtype& dt) noexcept {
+  return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
 }
 
 }  // namespace porta::detail::backend

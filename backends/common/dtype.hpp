@@ -1,58 +1,103 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ABI's runtime element type (porta_dtype, porta_scalar) turned into C++ types, for every
-// backend: the CPU one inside libporta and the GPU plugins' table code. Plain C++.
+// The ABI's run-time element type (porta_dtype, porta_scalar) in C++, for every backend (the CPU
+// one inside libporta, the GPU plugins' table code) and libporta's front end. Every fact here is
+// derived from the one list of dtypes, include/porta/abi/dtypes.inc: one function per fact, and one
+// behaviour for a value outside the list (C callers can pass any int): no function here computes
+// with a guess, none throws. Plain C++.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/common/raw_enum.hpp"
 #include "porta/abi/backend_v1.h"
 #include "porta/detail/config.hpp"
 
 namespace porta::detail::backend {
 
-// Calls f(T{}) with T the C++ type of dt; dt must be valid (the table entry checked it).
-template <class F>
-decltype(auto) with_dtype(porta_dtype dt, F&& f) {
-  switch (dt) {
-    case PORTA_F32:
-      return f(float{});
-    case PORTA_F64:
-      return f(double{});
-    case PORTA_I32:
-      return f(std::int32_t{});
-    default:
-      return f(std::int64_t{});
+// True for a value of the list. Reads dt through its bytes, so any int a C caller passed is safe.
+inline bool valid_dtype(const porta_dtype& dt) noexcept {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) \
+  case value:                                      \
+    return true;
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
   }
+  return false;
 }
 
-// The member of a porta_scalar that holds a T (also in device code: the fused-expression kernels).
-template <class T>
-PORTA_HOST_DEVICE inline T scalar_value(porta_scalar s) {
-  if constexpr (std::is_same_v<T, float>) {
-    return s.f32;
-  } else if constexpr (std::is_same_v<T, double>) {
-    return s.f64;
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    return s.i32;
-  } else {
-    return s.i64;
+// Bytes per element; 0 for a value outside the list.
+inline std::size_t dtype_size(const porta_dtype& dt) noexcept {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) \
+  case value:                                      \
+    return sizeof(ctype);
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
   }
+  return 0;
 }
 
-// "float32", ... for messages.
-inline const char* dtype_name(porta_dtype dt) noexcept {
-  switch (dt) {
-    case PORTA_F32:
-      return "float32";
-    case PORTA_F64:
-      return "float64";
-    case PORTA_I32:
-      return "int32";
-    case PORTA_I64:
-      return "int64";
+// "float32", ... for messages; "unknown dtype" for a value outside the list.
+inline const char* dtype_name(const porta_dtype& dt) noexcept {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, display, ...) \
+  case value:                                               \
+    return display;
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
   }
   return "unknown dtype";
+}
+
+// True for a floating-point type of the list (random numbers exist for those only).
+inline bool dtype_is_real(const porta_dtype& dt) noexcept {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) \
+  case value:                                      \
+    return std::is_floating_point_v<ctype>;
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
+  }
+  return false;
+}
+
+// The dispatch from a run-time dtype to its C++ type, for every backend and front end:
+// calls f(T{}) with T the C++ type of dt and returns true; for a value outside the list it
+// returns false without calling f. f's own result is not returned: a caller that needs one keeps
+// it in a variable. Every caller handles false, although after its argument checks it cannot
+// happen (an ABI entry returns backend_error.hpp's unknown_dtype(fn, dt)): a bad dtype is never
+// computed as another type. Exceptions from f propagate, so an ABI entry that may throw inside f
+// catches them (nothing unwinds through the C table).
+template <class F>
+bool with_dtype(const porta_dtype& dt, F&& f) {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) \
+  case value:                                      \
+    f(ctype{});                                    \
+    return true;
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
+  }
+  return false;
+}
+
+// The member of a porta_scalar that holds a T (also in device code: the fused-expression kernels),
+// one branch per dtype of the list.
+template <class T>
+PORTA_HOST_DEVICE inline T scalar_value(porta_scalar s) {
+#define PORTA_DTYPE(NAME, name, ctype, ...) \
+  if constexpr (std::is_same_v<T, ctype>) { \
+    return s.name;                          \
+  } else
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
+  {
+    static_assert(!std::is_same_v<T, T>, "scalar_value: T is not a type of porta/abi/dtypes.inc");
+    return T{};
+  }
 }
 
 }  // namespace porta::detail::backend

@@ -17,8 +17,7 @@ namespace porta::detail::backend::check {
 inline porta_status scan(const porta_reduce_op& op, const porta_dtype& dt, std::uint32_t flags, std::int64_t outer,
                          std::int64_t n, std::int64_t inner, const void* x, const void* y) noexcept {
   constexpr const char* fn = "scan";
-  if (!in_range(raw_enum(dt), PORTA_F32, PORTA_I64 + 1))
-    return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   if (raw_enum(op) != PORTA_REDUCE_SUM && raw_enum(op) != PORTA_REDUCE_MAX)
     return set_error(PORTA_ERR_INVALID, "%s: op %d is not a scan op (sum or max)", fn, raw_enum(op));
   if ((flags & ~std::uint32_t(PORTA_SCAN_EXCLUSIVE)) != 0)
@@ -30,7 +29,7 @@ inline porta_status scan(const porta_reduce_op& op, const porta_dtype& dt, std::
                      static_cast<long long>(n), static_cast<long long>(inner));
   if (total == 0) return PORTA_OK;
   if (x == nullptr || y == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
-  const std::size_t bytes = static_cast<std::size_t>(total) * ((dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8);
+  const std::size_t bytes = static_cast<std::size_t>(total) * dtype_size(dt);
   const auto* px = static_cast<const unsigned char*>(x);
   const auto* py = static_cast<const unsigned char*>(y);
   const bool overlap = px < py + bytes && py < px + bytes;
@@ -44,8 +43,9 @@ inline porta_status random(const porta_random_dist& dist, const porta_dtype& dt,
   constexpr const char* fn = "random";
   if (!in_range(raw_enum(dist), 0, PORTA_RANDOM_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown distribution %d", fn, raw_enum(dist));
-  if (raw_enum(dt) != PORTA_F32 && raw_enum(dt) != PORTA_F64)
-    return set_error(PORTA_ERR_INVALID, "%s: dtype %d is not float32 or float64", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
+  if (!dtype_is_real(dt))
+    return set_error(PORTA_ERR_INVALID, "%s: %s is not a floating-point dtype", fn, dtype_name(dt));
   if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
   if (n > 0 && y == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   return PORTA_OK;

@@ -12,14 +12,6 @@
 
 namespace porta::detail::backend::check {
 
-inline bool valid_dtype(const porta_dtype& dt) noexcept {
-  return in_range(raw_enum(dt), PORTA_F32, PORTA_I64 + 1);
-}
-
-inline std::size_t elem_size(porta_dtype dt) noexcept {
-  return (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
-}
-
 inline bool overlap(const void* a, const void* b, std::size_t bytes) noexcept {
   const auto* pa = static_cast<const unsigned char*>(a);
   const auto* pb = static_cast<const unsigned char*>(b);
@@ -43,9 +35,9 @@ inline porta_status sort(const porta_dtype& key_dt, std::int64_t n, const void* 
   if (n == 0) return PORTA_OK;
   if (keys_in == nullptr || keys_out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL key array", fn);
   const std::size_t count = static_cast<std::size_t>(n);
-  if (overlap(keys_in, keys_out, count * elem_size(key_dt)))
+  if (overlap(keys_in, keys_out, count * dtype_size(key_dt)))
     return set_error(PORTA_ERR_INVALID, "%s: keys_in and keys_out overlap", fn);
-  if (values_in != nullptr && overlap(values_in, values_out, count * elem_size(value_dt)))
+  if (values_in != nullptr && overlap(values_in, values_out, count * dtype_size(value_dt)))
     return set_error(PORTA_ERR_INVALID, "%s: values_in and values_out overlap", fn);
   return PORTA_OK;
 }
@@ -53,7 +45,7 @@ inline porta_status sort(const porta_dtype& key_dt, std::int64_t n, const void* 
 inline porta_status argreduce(const porta_arg_op& op, const porta_dtype& dt, std::int64_t outer, std::int64_t n,
                               std::int64_t inner, const void* x, const void* y) noexcept {
   constexpr const char* fn = "argreduce";
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   if (!in_range(raw_enum(op), 0, PORTA_ARG_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown arg op %d", fn, raw_enum(op));
   std::int64_t outputs = 0, total = 0;

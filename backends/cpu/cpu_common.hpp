@@ -40,13 +40,10 @@ porta_status check_count(std::int64_t n, const char* fn) noexcept;
 using backend::in_range;
 using backend::raw_enum;
 
-inline bool valid_dtype(const porta_dtype& dt_arg) noexcept {
-  const int dt = raw_enum(dt_arg);
-  return dt >= PORTA_F32 && dt <= PORTA_I64;
-}
-inline std::size_t dtype_bytes(porta_dtype dt) noexcept {
-  return (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
-}
+// The facts of a dtype and its one message: backends/common/dtype.hpp, backend_error.hpp.
+using backend::dtype_size;
+using backend::unknown_dtype;
+using backend::valid_dtype;
 
 // Every ABI entry converts C++ exceptions (std::bad_alloc from a temporary buffer, mostly) into a
 // status: nothing may unwind through the C table.

@@ -88,7 +88,7 @@ constexpr double kGemvGrainBytes = 256.0 * 1024;
 porta_status gemv_dispatch(porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                            porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
                            porta_scalar beta, void* c, std::int64_t ldc) {
-  const std::size_t es = dtype_bytes(dt);
+  const std::size_t es = dtype_size(dt);
   bool cols;
   std::int64_t rows, ld, incx, incy;
   const void *mat, *x;
@@ -188,7 +188,7 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
                   porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t flags, porta_stream) noexcept {
   constexpr const char* fn = "gemm";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   const bool ta = trans_a != 0, tb = trans_b != 0;
   const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
   const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;

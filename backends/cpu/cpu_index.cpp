@@ -18,13 +18,17 @@ namespace check = backend::index_check;
 
 // Elements are moved as raw 4- or 8-byte words: a copy never changes a bit (NaN payloads, -0.0).
 template <class F>
-porta_status with_word(porta_dtype dt, F&& f) {
-  if (dtype_bytes(dt) == 4) {
-    f(std::uint32_t{});
-  } else {
-    f(std::uint64_t{});
+porta_status with_word(const char* fn, porta_dtype dt, F&& f) {
+  switch (dtype_size(dt)) {
+    case 4:
+      f(std::uint32_t{});
+      return PORTA_OK;
+    case 8:
+      f(std::uint64_t{});
+      return PORTA_OK;
+    default:
+      return unknown_dtype(fn, dt);
   }
-  return PORTA_OK;
 }
 
 }  // namespace
@@ -47,7 +51,7 @@ porta_status copy_strided(int dev, porta_dtype dt, std::int32_t rank, const std:
     ds[k] = dst_strides[i];
   }
   PORTA_CPU_TRY
-  return with_word(dt, [&](auto word) {
+  return with_word(fn, dt, [&](auto word) {
     using W = decltype(word);
     const W* s = static_cast<const W*>(src);
     W* y = static_cast<W*>(dst);
@@ -76,7 +80,7 @@ porta_status compare(int dev, porta_compare_op op, porta_dtype dt, std::int64_t 
   if (porta_status st = check::compare(op, dt, rows, cols, a, b, y, &n); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   return backend::with_compare_op(op, PORTA_ERR_INVALID, [&](auto o) {
-    with_dtype(dt, [&](auto tag) {
+    const bool known = with_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
       const T* pa = static_cast<const T*>(a);
       const T* pb = static_cast<const T*>(b);
@@ -87,7 +91,7 @@ porta_status compare(int dev, porta_compare_op op, porta_dtype dt, std::int64_t 
         }
       });
     });
-    return PORTA_OK;
+    return known ? PORTA_OK : unknown_dtype(fn, dt);
   });
 }
 
@@ -97,7 +101,7 @@ porta_status where(int dev, porta_dtype dt, std::int64_t n, const std::int32_t* 
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
   if (porta_status st = check::where(dt, n, mask, a, a_step, b, b_step, y); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
-  return with_word(dt, [&](auto word) {
+  return with_word(fn, dt, [&](auto word) {
     using W = decltype(word);
     const W* pa = static_cast<const W*>(a);
     const W* pb = static_cast<const W*>(b);
@@ -117,7 +121,7 @@ porta_status take(int dev, porta_dtype dt, std::int64_t outer, std::int64_t n, s
   if (porta_status st = check::gather_scatter(fn, dt, outer, n, inner, x, m, idx, y, &rows, &total); st != PORTA_OK)
     return st;
   if (total == 0) return PORTA_OK;
-  return with_word(dt, [&](auto word) {
+  return with_word(fn, dt, [&](auto word) {
     using W = decltype(word);
     const W* px = static_cast<const W*>(x);
     W* py = static_cast<W*>(y);
@@ -147,7 +151,7 @@ porta_status scatter(int dev, porta_dtype dt, std::int64_t outer, std::int64_t n
   std::vector<std::int64_t> winner(static_cast<std::size_t>(n), -1);
   for (std::int64_t j = 0; j < m; ++j)
     if (idx[j] >= 0 && idx[j] < n) winner[static_cast<std::size_t>(idx[j])] = j;
-  return with_word(dt, [&](auto word) {
+  return with_word(fn, dt, [&](auto word) {
     using W = decltype(word);
     const W* pv = static_cast<const W*>(v);
     W* py = static_cast<W*>(y);

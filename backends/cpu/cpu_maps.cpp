@@ -26,7 +26,7 @@ namespace {
 
 porta_status check_map(int dev, const porta_dtype& dt, std::int64_t n, const void* x, const void* y, const char* fn) {
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   if (porta_status st = check_count(n, fn); st != PORTA_OK) return st;
   if (n > 0 && (x == nullptr || y == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   return PORTA_OK;
@@ -97,7 +97,7 @@ void unary_typed(std::int64_t n, const T* x, T* y, bool expensive) {
 
 template <class Op>
 porta_status unary_op(porta_dtype dt, std::int64_t n, const void* x, void* y, bool transcendental) {
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     // Integer math ops go through double and a libm call per element.
     const bool slow =
@@ -105,7 +105,7 @@ porta_status unary_op(porta_dtype dt, std::int64_t n, const void* x, void* y, bo
                            !std::is_same_v<Op, ReluOp> && !std::is_same_v<Op, SquareOp>);
     unary_typed<T, Op>(n, static_cast<const T*>(x), static_cast<T*>(y), slow);
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype("unary", dt);
 }
 
 template <class T, class Op, class A, class B>
@@ -269,7 +269,7 @@ void copy_bytes(void* dst, const void* src, std::size_t bytes) noexcept {
 
 porta_status fill(int dev, porta_dtype dt, std::int64_t n, porta_scalar value, void* y, porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, y, y, "fill"); st != PORTA_OK) return st;
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     const T v = scalar_value<T>(value);
     T* out = static_cast<T*>(y);
@@ -277,13 +277,13 @@ porta_status fill(int dev, porta_dtype dt, std::int64_t n, porta_scalar value, v
     map_split(n, map_threads(n, false), out,
               [=](std::int64_t lo, std::int64_t hi) { fill_range<T>(v, out, lo, hi, stream); });
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype("fill", dt);
 }
 
 porta_status iota(int dev, porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y,
                   porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, y, y, "iota"); st != PORTA_OK) return st;
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     const T s0 = scalar_value<T>(start), ds = scalar_value<T>(step);
     T* out = static_cast<T*>(y);
@@ -291,15 +291,15 @@ porta_status iota(int dev, porta_dtype dt, std::int64_t n, porta_scalar start, p
     map_split(n, map_threads(n, false), out,
               [=](std::int64_t lo, std::int64_t hi) { iota_range<T>(s0, ds, out, lo, hi, stream); });
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype("iota", dt);
 }
 
 porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, const void* x, void* y,
                   porta_stream) noexcept {
   if (porta_status st = check_map(dev, from, n, x, y, "cast"); st != PORTA_OK) return st;
-  if (!valid_dtype(to)) return set_error(PORTA_ERR_INVALID, "cast: unknown dtype %d", raw_enum(to));
+  if (!valid_dtype(to)) return unknown_dtype("cast", to);
   if (n == 0) return PORTA_OK;
-  const std::size_t sf = dtype_bytes(from), st = dtype_bytes(to);
+  const std::size_t sf = dtype_size(from), st = dtype_size(to);
   if (from == to) {
     if (x != y) std::memmove(y, x, static_cast<std::size_t>(n) * sf);
     return PORTA_OK;
@@ -317,9 +317,10 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, con
     tmp.reset(new unsigned char[static_cast<std::size_t>(n) * st]);
     dst = tmp.get();
   }
-  with_dtype(from, [&](auto ftag) {
+  bool known_to = false;
+  const bool known_from = with_dtype(from, [&](auto ftag) {
     using From = decltype(ftag);
-    with_dtype(to, [&](auto ttag) {
+    known_to = with_dtype(to, [&](auto ttag) {
       using To = decltype(ttag);
       const From* xs = static_cast<const From*>(x);
       To* ys = reinterpret_cast<To*>(dst);
@@ -327,6 +328,7 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, con
                 [=](std::int64_t b, std::int64_t e) { cast_range<To, From>(xs, ys, b, e); });
     });
   });
+  if (!known_from || !known_to) return unknown_dtype("cast", known_from ? to : from);
   if (need_tmp) std::memcpy(y, dst, static_cast<std::size_t>(n) * st);
   return PORTA_OK;
   PORTA_CPU_CATCH("cast")
@@ -354,7 +356,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
   constexpr const char* fn = "binary";
   std::int64_t n = 0;
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   if (rows < 0 || cols < 0 || mul_overflows(rows, cols, &n))
     return set_error(PORTA_ERR_INVALID, "%s: bad shape %lld x %lld", fn, static_cast<long long>(rows),
                      static_cast<long long>(cols));
@@ -363,13 +365,13 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
   return with_binary_op(op, fn, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
-    with_dtype(dt, [&](auto tag) {
+    const bool known = with_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
       const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
       binary_typed<T, Op>(rows, cols, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b), b_rs, b_cs,
                           static_cast<T*>(y), expensive);
     });
-    return PORTA_OK;
+    return known ? PORTA_OK : unknown_dtype(fn, dt);
   });
 }
 
@@ -380,7 +382,7 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
   return with_binary_op(op, fn, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
-    with_dtype(dt, [&](auto tag) {
+    const bool known = with_dtype(dt, [&](auto tag) {
       using T = decltype(tag);
       const T v = scalar_value<T>(value);
       const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
@@ -392,20 +394,20 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
         binary_contiguous(n, Op{}, xs, Value<T>{v}, ys, expensive);
       }
     });
-    return PORTA_OK;
+    return known ? PORTA_OK : unknown_dtype(fn, dt);
   });
 }
 
 porta_status axpy(int dev, porta_dtype dt, std::int64_t n, porta_scalar alpha, const void* x, void* y,
                   porta_stream) noexcept {
   if (porta_status st = check_map(dev, dt, n, x, y, "axpy"); st != PORTA_OK) return st;
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     T* ys = static_cast<T*>(y);
     binary_contiguous(n, ScaledAdd<T>{scalar_value<T>(alpha)}, Elems<T>{static_cast<const T*>(x)}, Elems<T>{ys}, ys,
                       false);
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype("axpy", dt);
 }
 
 }  // namespace porta::detail::cpu

@@ -321,7 +321,7 @@ porta_status map_program(int dev, porta_dtype dt, std::int64_t n, const porta_pr
   if (porta_status st = backend::check::map_program(dt, n, ops, nops, inputs, ninputs, y); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   PORTA_CPU_TRY
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
     for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
@@ -349,7 +349,7 @@ porta_status map_program(int dev, porta_dtype dt, std::int64_t n, const porta_pr
     map_split(n, threads, out,
               [&](std::int64_t lo, std::int64_t hi) { interpret_range<T>(ops, nops, in, out, lo, hi, stream); });
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype(fn, dt);
   PORTA_CPU_CATCH(fn)
 }
 

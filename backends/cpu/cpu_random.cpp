@@ -427,18 +427,20 @@ porta_status random(int dev, porta_random_dist dist, porta_dtype dt, std::int64_
   if (n == 0) return PORTA_OK;
   const bool normal = raw_enum(dist) == PORTA_RANDOM_NORMAL;
   PORTA_CPU_TRY
-  if (raw_enum(dt) == PORTA_F32) {
-    if (normal) {
-      fill_random<float, true>(n, seed, stream, offset, static_cast<float*>(y));
-    } else {
-      fill_random<float, false>(n, seed, stream, offset, static_cast<float*>(y));
+  // Random numbers exist for the floating-point dtypes (the check above refused the others).
+  bool real = false;
+  with_dtype(dt, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      real = true;
+      if (normal) {
+        fill_random<T, true>(n, seed, stream, offset, static_cast<T*>(y));
+      } else {
+        fill_random<T, false>(n, seed, stream, offset, static_cast<T*>(y));
+      }
     }
-  } else if (normal) {
-    fill_random<double, true>(n, seed, stream, offset, static_cast<double*>(y));
-  } else {
-    fill_random<double, false>(n, seed, stream, offset, static_cast<double*>(y));
-  }
-  return PORTA_OK;
+  });
+  return real ? PORTA_OK : backend::check::random(dist, dt, n, y);
   PORTA_CPU_CATCH(fn)
 }
 

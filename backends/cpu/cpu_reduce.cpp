@@ -495,7 +495,7 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
                     const void* x, void* y, porta_stream) noexcept {
   constexpr const char* fn = "reduce";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   if (!in_range(raw_enum(op), 0, PORTA_REDUCE_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown reduce op %d", fn, raw_enum(op));
   std::int64_t outputs = 0, total = 0;
@@ -506,7 +506,7 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
   if (outputs == 0) return PORTA_OK;
   if (y == nullptr || (total > 0 && x == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   PORTA_CPU_TRY
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     switch (op) {
       case PORTA_REDUCE_SUM:
@@ -526,7 +526,7 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
         break;
     }
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype(fn, dt);
   PORTA_CPU_CATCH(fn)
 }
 
@@ -534,16 +534,16 @@ porta_status dot(int dev, porta_dtype dt, std::int64_t n, const void* x, const v
                  porta_stream) noexcept {
   constexpr const char* fn = "dot";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
   if (porta_status st = check_count(n, fn); st != PORTA_OK) return st;
   if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr)))
     return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
   PORTA_CPU_TRY
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     reduce_impl<T, SumOp>(1, n, 1, Products<T>{static_cast<const T*>(x), static_cast<const T*>(w)}, static_cast<T*>(y));
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype(fn, dt);
   PORTA_CPU_CATCH(fn)
 }
 

@@ -418,7 +418,7 @@ porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, std::uint32_t fla
   if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
   const bool exclusive = (flags & PORTA_SCAN_EXCLUSIVE) != 0;
   PORTA_CPU_TRY
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);
@@ -428,7 +428,7 @@ porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, std::uint32_t fla
       scan_typed(outer, n, inner, xs, ys, MaxOp{}, exclusive);
     }
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype(fn, dt);
   PORTA_CPU_CATCH(fn)
 }
 

@@ -263,12 +263,12 @@ porta_status sort(int dev, porta_dtype key_dt, std::int64_t n, const void* keys_
     return st;
   if (n == 0) return PORTA_OK;
   PORTA_CPU_TRY
-  const std::size_t value_bytes = values_in == nullptr ? 0 : backend::check::elem_size(value_dt);
+  const std::size_t value_bytes = values_in == nullptr ? 0 : dtype_size(value_dt);
   const bool descending = (flags & PORTA_SORT_DESCENDING) != 0;
-  with_dtype(key_dt, [&](auto tag) {
+  const bool known = with_dtype(key_dt, [&](auto tag) {
     sort_typed<decltype(tag)>(n, keys_in, keys_out, value_bytes, values_in, values_out, descending);
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype("sort", key_dt);
   PORTA_CPU_CATCH("sort")
 }
 
@@ -278,7 +278,7 @@ porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t ou
   if (porta_status st = backend::check::argreduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
   if (outer * inner == 0) return PORTA_OK;
   PORTA_CPU_TRY
-  with_dtype(dt, [&](auto tag) {
+  const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     if (op == PORTA_ARG_MAX) {
       argreduce_typed<T, true>(outer, n, inner, static_cast<const T*>(x), y);
@@ -286,7 +286,7 @@ porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t ou
       argreduce_typed<T, false>(outer, n, inner, static_cast<const T*>(x), y);
     }
   });
-  return PORTA_OK;
+  return known ? PORTA_OK : unknown_dtype("argreduce", dt);
   PORTA_CPU_CATCH("argreduce")
 }
 

@@ -17,10 +17,6 @@
 #define PORTA_CUDA_ARCH_TEXT "unknown"
 #endif
 
-namespace porta::detail::gpu {
-PORTA_GPU_EXTERN_KERNELS(ApiCuda)
-}
-
 namespace porta::detail::cuda {
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "backends/common/dtype.hpp"
+#include "backends/gpu/kernels.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::gpu {
@@ -34,7 +34,7 @@ template <class Api>
 struct IndexDispatch {
   template <class F>
   static int typed(porta_dtype dt, F&& f) {
-    return backend::with_dtype(dt, [&](auto t) { return f(t); });
+    return launch_typed<Api>(dt, f);
   }
   static int copy_strided(porta_dtype dt, int rank, const std::int64_t* shape, const void* src, const std::int64_t* ss,
                           void* dst, const std::int64_t* ds, void* s) {

@@ -3,11 +3,13 @@
 // vendor header), so a plugin's table code can call them from any translation unit.
 //
 // Layout (ArrayFire's split): this file declares, per dtype, the typed launchers
-// (MapKernels<Api, T>, ReduceKernels<Api, T>, GemmKernels<Api, T>) and defines Kernels<Api>, which
-// turns the ABI's runtime dtype into T. map_kernels.cuh, reduce_kernels.cuh and gemm_kernels.cuh
-// hold the definitions; instantiate/<family>_<dtype>.cu instantiate them for the NativeApi of the
-// compiler that builds them (nvcc: ApiCuda; hipcc / LANGUAGE HIP: ApiHip), one dtype per file so
-// that a build spreads over cores.
+// (MapKernels<Api, T>, ReduceKernels<Api, T>, ...) and defines Kernels<Api>, which turns the ABI's
+// runtime dtype into T. <family>_kernels.cuh hold the definitions. The build instantiates them
+// for the NativeApi of the compiler that builds them (nvcc: ApiCuda; LANGUAGE HIP: ApiHip), one
+// translation unit per family and dtype so that a build spreads over cores, generated from the
+// dtype list (instantiate/kernels.cmake). A plugin's table code sees only these declarations, so
+// it instantiates nothing itself and needs no `extern template`: its calls link to those
+// translation units, and the plugins' --no-undefined link reports a missing one at build time.
 //
 // Contract of every launcher: the caller has made the device current and validated the
 // arguments (dtypes and ops in range, n >= 0, pointers non-NULL where n > 0). The work is
@@ -93,29 +95,38 @@ struct ProgramKernels {
 using backend::scalar_value;
 using backend::with_dtype;
 
+// f(T{}) for T the C++ type of dt: the launcher's code. A dtype outside the list (the entries'
+// checks keep those out) launches nothing and gives the vendor's invalid-value code.
+template <class Api, class F>
+int launch_typed(porta_dtype dt, F&& f) {
+  int code = static_cast<int>(Api::kInvalidValue);
+  with_dtype(dt, [&](auto t) { code = f(t); });
+  return code;
+}
+
 // The ABI's untyped view of the launchers above.
 template <class Api>
 struct Kernels {
   static int fill(porta_dtype dt, std::int64_t n, porta_scalar value, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::fill(n, scalar_value<T>(value), static_cast<T*>(y), s);
     });
   }
   static int iota(porta_dtype dt, std::int64_t n, porta_scalar start, porta_scalar step, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::iota(n, scalar_value<T>(start), scalar_value<T>(step), static_cast<T*>(y), s);
     });
   }
   static int cast(porta_dtype from, porta_dtype to, std::int64_t n, const void* x, void* y, void* s) {
-    return with_dtype(to, [&](auto t) {
+    return launch_typed<Api>(to, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::cast_from(from, n, x, static_cast<T*>(y), s);
     });
   }
   static int unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::unary(op, n, static_cast<const T*>(x), static_cast<T*>(y), s);
     });
@@ -123,7 +134,7 @@ struct Kernels {
   static int binary(porta_binary_op op, porta_dtype dt, std::int64_t rows, std::int64_t cols, const void* a,
                     std::int64_t a_rs, std::int64_t a_cs, const void* b, std::int64_t b_rs, std::int64_t b_cs, void* y,
                     void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::binary(op, rows, cols, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b),
                                         b_rs, b_cs, static_cast<T*>(y), s);
@@ -131,7 +142,7 @@ struct Kernels {
   }
   static int binary_scalar(porta_binary_op op, porta_dtype dt, std::int64_t n, const void* x, porta_scalar value,
                            int scalar_first, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::binary_scalar(op, n, static_cast<const T*>(x), scalar_value<T>(value),
                                                scalar_first != 0, static_cast<T*>(y), s);
@@ -139,7 +150,7 @@ struct Kernels {
   }
   static int map_program(porta_dtype dt, std::int64_t n, const porta_program_op* ops, std::int32_t nops,
                          const void* const* inputs, std::int32_t ninputs, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
       for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
@@ -147,20 +158,20 @@ struct Kernels {
     });
   }
   static int axpy(porta_dtype dt, std::int64_t n, porta_scalar alpha, const void* x, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return MapKernels<Api, T>::axpy(n, scalar_value<T>(alpha), static_cast<const T*>(x), static_cast<T*>(y), s);
     });
   }
   static int reduce(porta_reduce_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
                     const void* x, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return ReduceKernels<Api, T>::reduce(op, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y), s);
     });
   }
   static int dot(porta_dtype dt, std::int64_t n, const void* x, const void* w, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return ReduceKernels<Api, T>::dot(n, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y), s);
     });
@@ -168,7 +179,7 @@ struct Kernels {
   static int gemm(porta_dtype dt, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
                   porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
                   porta_scalar beta, void* c, std::int64_t ldc, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a), lda,
                                        static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c), ldc,
@@ -177,7 +188,7 @@ struct Kernels {
   }
   static int sort(porta_dtype key_dt, std::int64_t n, const void* keys_in, void* keys_out, int value_bytes,
                   const void* values_in, void* values_out, bool descending, void* s) {
-    return with_dtype(key_dt, [&](auto t) {
+    return launch_typed<Api>(key_dt, [&](auto t) {
       using T = decltype(t);
       return SortKernels<Api, T>::sort(n, static_cast<const T*>(keys_in), static_cast<T*>(keys_out), value_bytes,
                                        values_in, values_out, descending, s);
@@ -185,50 +196,30 @@ struct Kernels {
   }
   static int argreduce(porta_arg_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
                        const void* x, std::int64_t* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return SortKernels<Api, T>::argreduce(op, outer, n, inner, static_cast<const T*>(x), y, s);
     });
   }
   static int scan(porta_reduce_op op, porta_dtype dt, bool exclusive, std::int64_t outer, std::int64_t n,
                   std::int64_t inner, const void* x, void* y, void* s) {
-    return with_dtype(dt, [&](auto t) {
+    return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return ScanKernels<Api, T>::scan(op, exclusive, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y), s);
     });
   }
-  // dt is F32 or F64 (the entry checked it).
+  // Random numbers exist for the real types of the list (the entry checked dt).
   static int random(porta_random_dist dist, porta_dtype dt, std::int64_t n, std::uint64_t seed, std::uint64_t stream_id,
                     std::uint64_t offset, void* y, void* s) {
-    if (dt == PORTA_F64)
-      return RandomKernels<Api, double>::random(dist, n, seed, stream_id, offset, static_cast<double*>(y), s);
-    return RandomKernels<Api, float>::random(dist, n, seed, stream_id, offset, static_cast<float*>(y), s);
+    return launch_typed<Api>(dt, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_floating_point_v<T>) {
+        return RandomKernels<Api, T>::random(dist, n, seed, stream_id, offset, static_cast<T*>(y), s);
+      } else {
+        return static_cast<int>(Api::kInvalidValue);
+      }
+    });
   }
 };
-
-// Explicit instantiations live in instantiate/*.cu.
-#define PORTA_GPU_EXTERN_KERNELS(Api)                      \
-  extern template struct MapKernels<Api, float>;           \
-  extern template struct MapKernels<Api, double>;          \
-  extern template struct MapKernels<Api, std::int32_t>;    \
-  extern template struct MapKernels<Api, std::int64_t>;    \
-  extern template struct ReduceKernels<Api, float>;        \
-  extern template struct ReduceKernels<Api, double>;       \
-  extern template struct ReduceKernels<Api, std::int32_t>; \
-  extern template struct ReduceKernels<Api, std::int64_t>; \
-  extern template struct GemmKernels<Api, float>;          \
-  extern template struct GemmKernels<Api, double>;         \
-  extern template struct GemmKernels<Api, std::int32_t>;   \
-  extern template struct GemmKernels<Api, std::int64_t>;   \
-  extern template struct SortKernels<Api, float>;          \
-  extern template struct SortKernels<Api, double>;         \
-  extern template struct SortKernels<Api, std::int32_t>;   \
-  extern template struct SortKernels<Api, std::int64_t>;   \
-  extern template struct ScanKernels<Api, float>;          \
-  extern template struct ScanKernels<Api, double>;         \
-  extern template struct ScanKernels<Api, std::int32_t>;   \
-  extern template struct ScanKernels<Api, std::int64_t>;   \
-  extern template struct RandomKernels<Api, float>;        \
-  extern template struct RandomKernels<Api, double>;
 
 }  // namespace porta::detail::gpu

@@ -137,7 +137,7 @@ template <class Api, class T>
 int MapKernels<Api, T>::cast_from(porta_dtype from, std::int64_t n, const void* x, T* y, void* stream) {
   // A cast between element sizes in overlapping memory would overwrite inputs not yet read; the
   // front end gives cast a fresh output, and equal types in place are a no-op.
-  return with_dtype(from, [&](auto f) {
+  return launch_typed<Api>(from, [&](auto f) {
     using From = decltype(f);
     const From* xs = static_cast<const From*>(x);
     if constexpr (std::is_same_v<From, T>) {

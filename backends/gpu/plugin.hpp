@@ -683,7 +683,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                            porta_dtype value_dt, const void* values_in, void* values_out, uint32_t flags,
                            porta_stream s) noexcept {
     PORTA_GPU_CHECK(backend::check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags));
-    const int value_bytes = values_in == nullptr ? 0 : static_cast<int>(backend::check::elem_size(value_dt));
+    const int value_bytes = values_in == nullptr ? 0 : static_cast<int>(backend::dtype_size(value_dt));
     return run(dev, "sort", "sort", key_dt, [&] {
       return K::sort(key_dt, n, keys_in, keys_out, value_bytes, values_in, values_out,
                      (flags & PORTA_SORT_DESCENDING) != 0, s);

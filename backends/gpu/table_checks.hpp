@@ -20,13 +20,10 @@ using backend::set_error;
 // Every enum argument is checked through its bytes before it is loaded as an enum: a C caller may
 // pass any int, and loading an out-of-range value is undefined in C++.
 
-inline std::size_t dtype_size(porta_dtype dt) noexcept {
-  return (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
-}
+using backend::dtype_size;
 
-inline porta_status dtype(const porta_dtype& dt_arg, const char* fn) noexcept {
-  const int dt = raw_enum(dt_arg);
-  if (dt < PORTA_F32 || dt > PORTA_I64) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, dt);
+inline porta_status dtype(const porta_dtype& dt, const char* fn) noexcept {
+  if (!backend::valid_dtype(dt)) return backend::unknown_dtype(fn, dt);
   return PORTA_OK;
 }
 

@@ -23,10 +23,6 @@
 #define PORTA_HIP_STR2(x) #x
 #define PORTA_HIP_STR(x) PORTA_HIP_STR2(x)
 
-namespace porta::detail::gpu {
-PORTA_GPU_EXTERN_KERNELS(ApiHip)
-}
-
 namespace porta::detail::hip {
 namespace {
 

@@ -52,14 +52,20 @@ typedef enum porta_device_type {
 #undef PORTA_DEVICE_TYPE
 } porta_device_type;
 
-typedef enum porta_dtype { PORTA_F32 = 0, PORTA_F64 = 1, PORTA_I32 = 2, PORTA_I64 = 3 } porta_dtype;
+/* PORTA_F32 = 0, PORTA_F64 = 1, PORTA_I32 = 2, PORTA_I64 = 3, ...: one per line of dtypes.inc, the
+ * list that every other fact about a dtype is derived from too. */
+typedef enum porta_dtype {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) PORTA_##NAME = value,
+#include "dtypes.inc"
+#undef PORTA_DTYPE
+} porta_dtype;
 
-/* A scalar passed by value from the host; the member used is the one of the call's dtype. */
+/* A scalar passed by value from the host; the member used is the one of the call's dtype:
+ * float f32, double f64, int32_t i32, int64_t i64, ... (dtypes.inc). */
 typedef union porta_scalar {
-  float f32;
-  double f64;
-  int32_t i32;
-  int64_t i64;
+#define PORTA_DTYPE(NAME, name, ctype, ...) ctype name;
+#include "dtypes.inc"
+#undef PORTA_DTYPE
 } porta_scalar;
 
 /* Elementwise unary ops: y[i] = op(x[i]). Semantics: include/porta/detail/ops.hpp. */

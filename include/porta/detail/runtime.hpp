@@ -49,7 +49,9 @@ porta_scalar to_scalar(T v) {
   return s;
 }
 
-const char* dtype_name(porta_dtype dt) noexcept;  // "float32", ...
+// The facts of porta/abi/dtypes.inc for libporta's callers (backends/common/dtype.hpp derives
+// them): "float32", ... ("unknown dtype" outside the list), and bytes per element (0 outside it).
+const char* dtype_name(porta_dtype dt) noexcept;
 std::size_t dtype_size(porta_dtype dt) noexcept;
 
 // The backend table of a device, loading plugins on first use; throws Unavailable with the reason.
