@@ -2,7 +2,7 @@
 // The GPU launchers of views and indexing (strided copies, comparisons, where, take, scatter):
 // declarations, plain C++, in the calling convention of kernels.hpp (the caller made the device
 // current and validated the arguments; the return value is the vendor's error code as an int).
-// Definitions: index_kernels.cuh; instantiations: instantiate/index_<dtype>.cu.
+// Definitions: index_kernels.cuh; instantiations: one file per dtype (instantiate/kernels.cmake).
 #pragma once
 
 #include <cstdint>

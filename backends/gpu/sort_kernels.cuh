@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sorting and arg-reductions on GPUs: definitions of SortKernels<Api, T>
-// (kernels.hpp), instantiated one dtype per file by instantiate/sort_<dtype>.cu.
+// (kernels.hpp), instantiated one dtype per file (instantiate/kernels.cmake).
 //
 // Sorting is the vendor's radix sort over porta's key order (porta/detail/sort_key.hpp: NaN after
 // +inf, all NaNs equal, -0.0 below +0.0), with temporary storage from the stream-ordered pool:
