@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// Python arguments to porta's C++ types: devices, streams, shapes, arrays of a dtype and numbers.
+// Each one names the Python-level function (`fn`) in its error, as porta's own messages do.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "array_box.hpp"
+#include "errors.hpp"
+#include "porta/porta.hpp"
+
+namespace porta::python {
+
+// None -> the default device; a porta.Device; or a string as porta::select_device takes it ("cpu",
+// "cuda:1", "gpu"), which checks availability and says why a device is not there.
+Device device_arg(py::handle h);
+
+// "cpu", "cuda", "hip": a name of the device-type table.
+DeviceType device_type_arg(const std::string& fn, const std::string& name);
+
+// stream=None is "the arrays' device's default stream".
+const Stream& stream_arg(const Stream* s);
+
+// A Shape of up to porta's 4 dimensions.
+Shape make_shape(const std::vector<std::int64_t>& d, const std::string& fn);
+
+// An int or a sequence of ints.
+Shape shape_arg(py::handle h, const std::string& fn);
+
+py::tuple shape_tuple(const Shape& s);
+
+// The Array<T> in `b`; another dtype is porta.InvalidArgument (porta does not promote).
+template <class T>
+Array<T>& as(ArrayBox& b, const char* fn, const char* name, porta_dtype want) {
+  if (auto* p = std::get_if<Array<T>>(&b.v)) return *p;
+  invalid(fn, std::string(name) + " is " + dtype_name(b) + ", expected " + detail::dtype_name(want) +
+                  " (porta does not promote dtypes: astype converts)");
+}
+
+// The Array<T> of a porta.Array argument; anything else is a TypeError.
+template <class T>
+Array<T>& as(py::handle h, const char* fn, const char* name) {
+  ArrayBox* b = box_of(h);
+  if (b == nullptr) throw py::type_error(std::string(fn) + ": " + name + " must be a porta.Array");
+  return as<T>(*b, fn, name, detail::dtype_of<T>());
+}
+
+// A Python number as T: a float for an integer array is refused rather than truncated.
+template <class T>
+T scalar(py::handle h, const char* fn, const char* name) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyNumber_Check(h.ptr()))
+      return static_cast<T>(h.cast<double>());
+  } else {
+    if (!PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr())) {
+      const long long v = h.cast<long long>();
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+        invalid(fn, std::string(name) + " = " + std::to_string(v) + " does not fit in " +
+                        detail::dtype_name(detail::dtype_of<T>()));
+      return static_cast<T>(v);
+    }
+    if (PyFloat_Check(h.ptr()))
+      invalid(fn, std::string(name) + " is a float and the array is " + detail::dtype_name(detail::dtype_of<T>()) +
+                      " (porta does not promote dtypes: astype converts)");
+  }
+  throw py::type_error(std::string(fn) + ": " + name + " must be a porta.Array or a number");
+}
+
+}  // namespace porta::python

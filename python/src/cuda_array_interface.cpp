@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta.Array.__cuda_array_interface__, version 3 (interop.hpp): how Numba and older CuPy read a
+// CUDA array without DLPack.
+#include <cstdint>
+
+#include "arguments.hpp"
+#include "interop.hpp"
+
+namespace porta::python {
+namespace {
+
+const char* typestr(porta_dtype dt) {
+  switch (dt) {
+    case PORTA_F32:
+      return "<f4";
+    case PORTA_F64:
+      return "<f8";
+    case PORTA_I32:
+      return "<i4";
+    case PORTA_I64:
+      return "<i8";
+  }
+  return "|u1";
+}
+
+}  // namespace
+
+py::dict cuda_array_interface(ArrayBox& b) {
+  return std::visit(
+      [&](auto& a) {
+        using T = value_of<decltype(a)>;
+        if (!a.valid() || a.device().type != DeviceType::cuda)
+          throw py::attribute_error("__cuda_array_interface__: only CUDA arrays have one (this one is on " +
+                                    a.device().to_string() + ")");
+        py::dict d;
+        d["shape"] = shape_tuple(a.shape());
+        d["typestr"] = typestr(detail::dtype_of<T>());
+        d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), false);
+        d["strides"] = py::none();
+        d["version"] = 3;
+        // porta's work is ordered on the legacy default stream (its own streams are blocking).
+        d["stream"] = 1;
+        return d;
+      },
+      b.v);
+}
+
+}  // namespace porta::python

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Dtype names from Python (dtypes.hpp).
+#include "dtypes.hpp"
+
+#include "errors.hpp"
+
+namespace porta::python {
+
+porta_dtype parse_dtype(const std::string& fn, const std::string& name) {
+  if (name == "float32" || name == "f4" || name == "single") return PORTA_F32;
+  if (name == "float64" || name == "f8" || name == "double" || name == "float") return PORTA_F64;
+  if (name == "int32" || name == "i4") return PORTA_I32;
+  if (name == "int64" || name == "i8" || name == "int") return PORTA_I64;
+  invalid(fn, "dtype '" + name + "' is not supported (porta has float32, float64, int32 and int64)");
+}
+
+}  // namespace porta::python

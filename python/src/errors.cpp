@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// The C++ -> Python exception mapping (errors.hpp).
+#include "errors.hpp"
+
+#include <cstddef>
+#include <exception>
+#include <initializer_list>
+
+#include "porta/porta.hpp"
+
+namespace py = pybind11;
+
+namespace porta::python {
+namespace {
+
+// The exception classes, created once by register_errors and alive as long as the module.
+PyObject* g_error = nullptr;
+PyObject* g_invalid = nullptr;
+PyObject* g_mismatch = nullptr;
+PyObject* g_oom = nullptr;
+PyObject* g_unavailable = nullptr;
+PyObject* g_backend = nullptr;
+
+PyObject* new_exception(py::module_& m, const char* name, std::initializer_list<PyObject*> bases, const char* doc) {
+  py::tuple b(bases.size());
+  std::size_t i = 0;
+  for (PyObject* p : bases) b[i++] = py::reinterpret_borrow<py::object>(p);
+  const std::string qual = std::string("porta.") + name;
+  PyObject* e = PyErr_NewExceptionWithDoc(qual.c_str(), doc, b.ptr(), nullptr);
+  if (e == nullptr) throw py::error_already_set();
+  m.attr(name) = py::reinterpret_borrow<py::object>(e);
+  return e;
+}
+
+}  // namespace
+
+void register_errors(py::module_& m) {
+  g_error = new_exception(m, "Error", {PyExc_RuntimeError}, "Every porta error (porta::Error).");
+  g_invalid = new_exception(m, "InvalidArgument", {g_error, PyExc_ValueError},
+                            "Shapes, axes, dtypes or values that the function does not accept.");
+  g_mismatch = new_exception(m, "DeviceMismatch", {g_error, PyExc_ValueError},
+                             "Arrays (or an array and a stream) on different devices in one call.");
+  g_oom = new_exception(m, "OutOfMemory", {g_error, PyExc_MemoryError},
+                        "An allocation failed; requested_bytes, free_bytes and device say how.");
+  g_unavailable = new_exception(m, "Unavailable", {g_error},
+                                "A backend or device that was not built, did not load or has no devices.");
+  g_backend = new_exception(m, "BackendError", {g_error}, "A vendor call failed (CUDA, HIP, BLAS).");
+  // The most derived classes first: porta::Error is the base of all the others.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const OutOfMemory& e) {
+      py::object exc = py::reinterpret_borrow<py::object>(g_oom)(e.what());
+      exc.attr("requested_bytes") = e.requested_bytes();
+      exc.attr("free_bytes") = e.free_bytes();
+      exc.attr("device") = e.device();
+      PyErr_SetObject(g_oom, exc.ptr());
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(g_invalid, e.what());
+    } catch (const DeviceMismatch& e) {
+      PyErr_SetString(g_mismatch, e.what());
+    } catch (const Unavailable& e) {
+      PyErr_SetString(g_unavailable, e.what());
+    } catch (const BackendError& e) {
+      PyErr_SetString(g_backend, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(g_error, e.what());
+    }
+  });
+}
+
+void invalid(const std::string& fn, const std::string& msg) {
+  throw InvalidArgument(fn + ": " + msg);
+}
+
+void buffer_error(const std::string& msg) {
+  PyErr_SetString(PyExc_BufferError, msg.c_str());
+  throw py::error_already_set();
+}
+
+}  // namespace porta::python
