@@ -63,9 +63,9 @@ const Plugin& plugin() {
         find_plugin(kPluginFile, PORTA_MPI_ENTRY_SYMBOL,
                     [](void* sym, const std::string& path, std::string& why) { return accept_mpi(sym, path, p, why); });
     if (p.loaded) return;
-    p.library = found.first_failed;
-    if (!found.failures.empty()) {
-      p.reason = found.failures;  // "…/libporta_mpi.so: libmpi.so.40: cannot open shared object file…"
+    p.library = found.failed;
+    if (!found.failed.empty()) {
+      p.reason = found.failure;  // "…/libporta_mpi.so: libmpi.so.40: cannot open shared object file…"
     } else if (!PORTA_MPI_BUILT) {
       p.reason = "porta was built without MPI (PORTA_ENABLE_MPI=OFF or MPI not found at configure time)";
     } else {

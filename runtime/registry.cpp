@@ -271,14 +271,10 @@ void load_gpu(BackendSlot& slot) {
   const PluginSearch found = find_plugin(
       file, PORTA_BACKEND_ENTRY_SYMBOL,
       [&slot](void* sym, const std::string& path, std::string& why) { return accept_backend(sym, path, slot, why); });
-  if (!found.path.empty()) {
-    // A plugin earlier on the path that failed is often the one the user meant to load.
-    if (slot.device_count == 0 && !found.failures.empty()) slot.reason += " (also tried: " + found.failures + ")";
-    return;
-  }
-  slot.library = found.first_failed;
-  if (!found.failures.empty()) {
-    slot.reason = found.failures;
+  if (!found.path.empty()) return;
+  slot.library = found.failed;
+  if (!found.failed.empty()) {
+    slot.reason = found.failure;
   } else if (!slot.built) {
     slot.reason = std::string("porta was built without ") + display_name(slot.type) +
                   " support (configure with -DPORTA_ENABLE_" + facts(slot.type)->option + "=ON)";
@@ -312,8 +308,8 @@ PluginSearch find_plugin(const std::string& file, const char* symbol,
                          const std::function<bool(void* sym, const std::string& path, std::string& why)>& accept) {
   PluginSearch found;
   const std::vector<std::string> dirs = plugin_dirs();
-  for (const auto& dir : dirs) {
-    const std::string path = dir + "/" + file;
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    const std::string path = dirs[i] + "/" + file;
     if (access(path.c_str(), F_OK) != 0) continue;
     std::string why;
     // Handles are never dlclose'd: vendor runtimes register atexit handlers and TLS destructors
@@ -332,11 +328,19 @@ PluginSearch find_plugin(const std::string& file, const char* symbol,
       found.path = path;
       return found;
     }
-    // Keep looking (a later directory may hold a good copy) but remember every failure: the
-    // first one is usually the one the user needs to see.
-    if (!found.failures.empty()) found.failures += "; ";
-    found.failures += why;
-    if (found.first_failed.empty()) found.first_failed = path;
+    // The first copy found is the one this libporta was meant to use (the user's path, then its
+    // own build): a broken one is reported, not replaced by whatever a later folder holds.
+    found.failed = path;
+    found.failure = why;
+    std::string others;
+    for (std::size_t j = i + 1; j < dirs.size(); ++j) {
+      const std::string other = dirs[j] + "/" + file;
+      if (access(other.c_str(), F_OK) == 0) others += (others.empty() ? "" : ", ") + other;
+    }
+    if (!others.empty())
+      found.failure += "; not tried: " + others + " (porta loads the first " + file +
+                       " on its search path and does not fall back: fix or remove the one above, or set PORTA_BACKEND_PATH)";
+    return found;
   }
   std::string searched;
   for (const auto& d : dirs) searched += (searched.empty() ? "" : ", ") + d;

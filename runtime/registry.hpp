@@ -31,15 +31,17 @@ struct BackendSlot {
 // does not dlopen the GPU plugins). Throws InvalidArgument for a DeviceType outside the enum.
 const BackendSlot& backend_slot(DeviceType type);
 
-// The plugin search shared by the GPU backends and libporta_mpi.so: `file` in each of
-// PORTA_BACKEND_PATH (colon-separated), libporta's folder and the install libdir, in that order,
-// dlopen'ed and its `symbol` handed to `accept`, which checks the table behind it (or says why
-// not) and keeps it. The first accepted copy wins; failures are remembered, never fatal.
+// The plugin search shared by the GPU backends and libporta_mpi.so (docs/plugins.md): `file` is
+// looked for in each of PORTA_BACKEND_PATH (colon-separated), libporta's folder and the install
+// libdir, in that order, and the FIRST copy found is the plugin: it is dlopen'ed and its `symbol`
+// handed to `accept`, which checks the table behind it (or says why not) and keeps it. A copy that
+// fails ends the search: porta never falls back to another build's plugin further down the path
+// (an installed one, say) without a word; the copies it did not try are named in the failure.
 struct PluginSearch {
-  std::string path;          // the accepted plugin; empty when none was
-  std::string failures;      // "<path>: <why>; ..." for each copy that was found but failed
-  std::string first_failed;  // the first of those paths
-  std::string not_found;     // "<file> was not found (searched ...; set PORTA_BACKEND_PATH ...)"
+  std::string path;         // the accepted plugin; empty when none was
+  std::string failed;       // the copy that was found first and failed; empty when none did
+  std::string failure;      // "<failed>: <why>[; not tried: <path>, ... (the search ...)]"
+  std::string not_found;    // "<file> was not found (searched ...; set PORTA_BACKEND_PATH ...)"
 };
 PluginSearch find_plugin(const std::string& file, const char* symbol,
                          const std::function<bool(void* sym, const std::string& path, std::string& why)>& accept);

@@ -111,6 +111,19 @@ if(PORTA_MPI_BUILT AND TARGET porta-info)
     ENVIRONMENT "PORTA_DEVICE=;PORTA_BACKEND_PATH="
     PASS_REGULAR_EXPRESSION "mpi: unavailable\n    built:     yes\n    library:   [^\n]*fake_mpi_run/libporta_mpi.so\n    reason:    [^\n]*fake_mpi_run/libporta_mpi.so: libporta_fake_mpi_dep.so: cannot open shared object file"
     LABELS "distributed;mpi" TIMEOUT 60)
+  # The same broken plugin first on PORTA_BACKEND_PATH, and the build's own libporta_mpi.so beside
+  # libporta (as an installed one would be): the search stops at the broken copy and names the
+  # other as not tried (docs/plugins.md).
+  if(TARGET porta_mpi)
+    set(_f ${CMAKE_CURRENT_BINARY_DIR}/fake_mpi_first)
+    add_test(NAME porta_mpi:porta-info-broken-first
+             COMMAND sh -c "rm -rf \"$3\" && mkdir -p \"$3\" && cp \"$1\" \"$3/libporta_mpi.so\" && PORTA_BACKEND_PATH=\"$3\" \"$2\""
+                     sh $<TARGET_FILE:porta_fake_mpi> $<TARGET_FILE:porta-info> ${_f})
+    set_tests_properties(porta_mpi:porta-info-broken-first PROPERTIES
+      ENVIRONMENT "PORTA_DEVICE="
+      PASS_REGULAR_EXPRESSION "mpi: unavailable\n    built:     yes\n    library:   [^\n]*fake_mpi_first/libporta_mpi.so\n    reason:    [^\n]*fake_mpi_first/libporta_mpi.so: libporta_fake_mpi_dep.so: cannot open shared object file[^\n]*; not tried: [^\n]*/libporta_mpi.so \\(porta loads the first"
+      LABELS "distributed;mpi" TIMEOUT 60)
+  endif()
 endif()
 
 # An application that calls MPI itself: porta initialises and finalises MPI only when it started it.

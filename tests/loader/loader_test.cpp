@@ -94,13 +94,29 @@ void scenario_zero() {
 void scenario_baddep() {
   unavailable_common("libporta_fake_dep.so: cannot open shared object file");
   EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), "baddep/libporta_hip.so: ");
-  // A HIP-enabled build goes on to its real plugin (no device here); the failure stays in the reason.
-  if (!hip_status().built) EXPECT(!hip_status().loaded);
+  // The first copy found is the plugin: a HIP-enabled build does not go on to its own plugin
+  // beside libporta (or an installed one), it names them as not tried.
+  EXPECT(!hip_status().loaded);
+  EXPECT_CONTAINS(hip_status().library, "baddep/libporta_hip.so");
 }
 
 void scenario_abi99() {
   unavailable_common("libporta_hip.so: ABI version 99, expected 1");
-  if (!hip_status().built) EXPECT(!hip_status().loaded);
+  EXPECT(!hip_status().loaded);
+}
+
+// A broken plugin first on the path and a good one after it (as a local build's plugin and an
+// installed one): the search stops at the broken one and names the good one as not tried.
+void scenario_broken_first() {
+  unavailable_common("baddep/libporta_hip.so: ");
+  unavailable_common("libporta_fake_dep.so: cannot open shared object file");
+  const std::string reason = porta::unavailable_reason(porta::DeviceType::hip);
+  EXPECT_CONTAINS(reason, "; not tried: ");
+  EXPECT_CONTAINS(reason, "working/libporta_hip.so");
+  EXPECT(reason.find("working/libporta_hip.so") > reason.find("not tried"));
+  EXPECT_CONTAINS(reason, "does not fall back");
+  EXPECT(!hip_status().loaded);
+  EXPECT_CONTAINS(hip_status().library, "baddep/libporta_hip.so");
 }
 
 void scenario_notfound() {
@@ -236,12 +252,10 @@ void scenario_null_error() {
 // and, finding none, keeps the refusal as the reason.
 void mpi_refused(const std::string& dir, const std::string& part) {
   const porta::detail::dist::MpiStatus s = porta::detail::dist::mpi_status(false);
-  if (contains(s.library, dir + "/libporta_mpi.so")) {
-    EXPECT(!s.available);
-    EXPECT_CONTAINS(s.reason, dir + "/libporta_mpi.so: MPI plugin " + part);
-  } else {
-    EXPECT(!s.library.empty());
-  }
+  // The first copy found is the plugin, refused: never replaced by the build's own plugin.
+  EXPECT_CONTAINS(s.library, dir + "/libporta_mpi.so");
+  EXPECT(!s.available);
+  EXPECT_CONTAINS(s.reason, dir + "/libporta_mpi.so: MPI plugin " + part);
   auto x = porta::Array<float>::from(std::vector<float>{1, 2, 3}, porta::Device(porta::DeviceType::cpu));
   EXPECT(porta::sum(x) == 6.0f);
 }
@@ -279,10 +293,18 @@ void scenario_mpi_unterminated() {
 }
 
 void scenario_path_order() {
-  // A missing directory, an empty entry and a plugin with the wrong ABI come first: the loader
-  // goes on to the working plugin.
+  // A missing directory and an empty entry are passed over; the first copy found is loaded and a
+  // later one (with the wrong ABI) is never opened.
   EXPECT(porta::is_available(kHip));
   EXPECT_CONTAINS(hip_status().library, "working/libporta_hip.so");
+  EXPECT(hip_status().reason.empty());
+}
+
+void scenario_path_stops() {
+  // The same folders with the wrong-ABI plugin first: refused, and the working one is not tried.
+  unavailable_common("abi99/libporta_hip.so: ABI version 99, expected 1");
+  EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), "not tried: ");
+  EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), "working/libporta_hip.so");
 }
 
 void scenario_env_unavailable() {
@@ -309,6 +331,8 @@ int main(int argc, char** argv) {
       {"notfound", scenario_notfound},
       {"working", scenario_working},
       {"path_order", scenario_path_order},
+      {"path_stops", scenario_path_stops},
+      {"broken_first", scenario_broken_first},
       {"env_unavailable", scenario_env_unavailable},
       {"mid_pointer", scenario_mid_pointer},
       {"unaligned", scenario_unaligned},
