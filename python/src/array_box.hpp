@@ -7,8 +7,8 @@
 // porta::Array::borrow() views that hold the producer's DLPack capsule until the last of them dies.
 #pragma once
 
-// Every file of the module includes pybind11/stl.h through here: the casters of std::vector, std::pair
-// and std::optional must be the same in each of them.
+// pybind11/stl.h here, so that every file that converts a std::vector, std::pair or std::optional
+// sees the same casters (one without it would compile a different caster for the same type).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
