@@ -179,7 +179,7 @@ TEST_CASE("failed calls leave the process usable and leak nothing", "[errors][me
   CHECK(porta::sum(porta::ones<float>({10}, dev)) == 10.0f);
 }
 
-// ---- issue 19: bad input tried from outside (an independent tester, public headers and docs only) --
+// ---- bad input tried from outside (an independent tester, public headers and docs only) --------
 
 namespace {
 constexpr std::int64_t k2p32 = std::int64_t{1} << 32;

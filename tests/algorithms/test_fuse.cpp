@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fused expressions (porta/fuse.hpp, issue 16): one pass through map_program must give the eager
-// chain's bits for every op and dtype on every device, and bad expressions typed errors.
+// Fused expressions (porta/fuse.hpp): one pass through map_program must give the eager chain's bits
+// for every op and dtype on every device, and bad expressions typed errors.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -70,7 +70,8 @@ TEST_CASE("nvrtc: porta's programs compile to sm_90 cubins without a GPU", "[rtc
                      "\x7f"
                      "ELF") == 0);  // a cubin is an ELF file
 
-  // The chain of issue 16, as a template over the dtype, with the prelude's math.
+  // The fused-expression benchmark's chain (plus a max), as a template over the dtype, with the
+  // prelude's math.
   const char* chain = R"(
 template <class T>
 PORTA_RTC_KERNEL void chain(porta_index i, porta::rtc::View<const T> x, porta::rtc::View<const T> y,

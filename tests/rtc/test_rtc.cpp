@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Run-time compiled kernels (porta/rtc.hpp, issue 16) on every device: results against host
-// references for every dtype, argument and compile errors with the compiler's log and the user's
-// line, the in-process cache, and the disk cache across processes (this executable runs itself
-// with a hidden tag: a fresh cache compiles, a second process compiles nothing, a corrupt entry is
-// compiled again).
+// Run-time compiled kernels (porta/rtc.hpp) on every device: results against host references for
+// every dtype, argument and compile errors with the compiler's log and the user's line, the
+// in-process cache, and the disk cache across processes (this executable runs itself with a hidden
+// tag: a fresh cache compiles, a second process compiles nothing, a corrupt entry is compiled
+// again).
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -52,7 +52,7 @@ TEST_CASE("Shape: the element count fits in 64 bits, up to the last one", "[arra
   CHECK(Shape{p31, p31, 0}.size() == 0);
   CHECK(Shape{0, max}.size() == 0);
   CHECK(Shape{3, 0, p31, p31 / 2}.size() == 0);  // 3 * 2^61 nonzero: fits
-  // one past: 2^63, and products that wrapped to a small or zero size() before issue 19
+  // one past: 2^63, and products that would wrap to a small or zero size() in unchecked arithmetic
   for (const auto& dims : std::vector<std::vector<std::int64_t>>{{std::int64_t{1} << 62, 2},
                                                                  {p32, p32},
                                                                  {65536, 65536, 65536, 65536},

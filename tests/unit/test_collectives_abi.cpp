@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The collectives entries of the backend table (issue 13 part 2), called directly: on a GPU every
-// kind for every dtype and reduce op against a host reference, with one host thread per rank and
-// as many ranks as the machine has GPUs of that type (one rank on the device under test as well);
-// on the CPU (and cpu:strict) every entry says at once that there are none.
+// The collectives entries of the backend table, called directly: on a GPU every kind for every
+// dtype and reduce op against a host reference, with one host thread per rank and as many ranks as
+// the machine has GPUs of that type (one rank on the device under test as well); on the CPU (and
+// cpu:strict) every entry says at once that there are none.
 //
 // The values are small integers, so every sum, product, minimum and maximum is exact in every
 // dtype and the order NCCL reduces in does not matter: the results are compared bit for bit.

@@ -85,7 +85,7 @@ TEST_CASE("arrays whose byte size does not fit in memory addresses are InvalidAr
 }
 
 TEST_CASE("a HostArray of a device that does not exist is Unavailable", "[host_array][errors]") {
-  // issue 19's sweep: every place that accepts a Device checks it exists before using it
+  // every place that accepts a Device checks it exists before using it
   CHECK_THROWS_AS(HostArray<float>({4}, Device(DeviceType::cpu, 1)), porta::Unavailable);
   CHECK_THROWS_WITH(HostArray<float>({4}, Device(DeviceType::cpu, 1)), porta_test::Contains("porta::HostArray"));
   CHECK_THROWS_AS(HostArray<float>({4}, Device(DeviceType::cpu, -1)), porta::Unavailable);
