@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Tests under mpirun, and the collective-call checks, which run both as thread ranks and
-# under mpirun. Included by tests/CMakeLists.txt.
+# under mpirun. Included by tests/distributed/CMakeLists.txt.
 #
 #   porta_add_mpi_test(<name> <target> RANKS 1 2 3 4 [ARGS a...] [ENVIRONMENT V=x...] [LABELS l...]
 #                      [TIMEOUT s])

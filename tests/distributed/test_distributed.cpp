@@ -4,10 +4,10 @@
 // own on the whole array, for even, uneven and empty splits.
 //
 // Two ways to run: as a plain test, each case runs with thread groups of 1, 2, 3 and 4 ranks
-// (Communicator::local); under mpirun with PORTA_TEST_MPI=1 (tests/CMakeLists.txt registers 1-4
-// ranks), each case runs once over MPI_COMM_WORLD. A rank's GPU is the device under test's type,
-// spread over that type's GPUs from the device under test on: two ranks on a two-GPU machine use
-// NCCL, more ranks than GPUs share them and go through host memory; both are tested.
+// (Communicator::local); under mpirun with PORTA_TEST_MPI=1 (tests/distributed/CMakeLists.txt
+// registers 1-4 ranks), each case runs once over MPI_COMM_WORLD. A rank's GPU is the device under
+// test's type, spread over that type's GPUs from the device under test on: two ranks on a two-GPU
+// machine use NCCL, more ranks than GPUs share them and go through host memory; both are tested.
 //
 // Catch2's assertions are not thread-safe: a rank collects its failures in a Report, and the
 // thread that runs the test case reports them.

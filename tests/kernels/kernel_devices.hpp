@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The devices a kernel test's translation unit can launch on: the CPU always, CUDA devices when
 // the file is compiled as CUDA, HIP devices when compiled as HIP (porta_add_kernels in
-// tests/CMakeLists.txt decides). Shared by the user-kernel test files.
+// tests/kernels/CMakeLists.txt decides). Shared by the user-kernel test files.
 #pragma once
 
 #include <vector>

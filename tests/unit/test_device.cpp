@@ -298,7 +298,7 @@ TEST_CASE("default_device re-reads PORTA_DEVICE on every call", "[device][env-in
   if (had) setenv("PORTA_DEVICE", saved.c_str(), 1);
 }
 
-// Run in a fresh process per value by ctest (tests/CMakeLists.txt): PORTA_DEVICE=<value>, and
+// Run in a fresh process per value by ctest (tests/unit/CMakeLists.txt): PORTA_DEVICE=<value>, and
 // PORTA_TEST_EXPECT says whether the value is malformed (InvalidArgument) or a request ("select")
 // whose outcome this test works out from what the machine has.
 TEST_CASE("PORTA_DEVICE chooses the default device", "[.env][env]") {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Must not compile: a kernel that captures a std::vector (tests/kernels/compile_fail/CMakeLists.txt
+// Must not compile: a kernel that captures a std::vector (tests/compile_fail/CMakeLists.txt
 // checks that the compiler's message names the fix).
 #include <porta/kernels.hpp>
 
