@@ -282,7 +282,8 @@ TEMPLATE_TEST_CASE("fused: sums of scaled arrays give the eager bits", "[fuse][m
   }
 }
 
-TEST_CASE("fused: issue 16's chain and Black-Scholes give the eager bits", "[fuse][map]") {
+// The chain sin(x) * cos(y) + x * y of the fused benchmarks, and a Black-Scholes pricer.
+TEST_CASE("fused: the sin-cos chain and Black-Scholes give the eager bits", "[fuse][map]") {
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
   const std::int64_t n = 1 << 18;
