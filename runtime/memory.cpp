@@ -6,6 +6,7 @@
 #include <string>
 
 #include "porta/detail/runtime.hpp"
+#include "porta/detail/strict.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
 #include "runtime/registry.hpp"
@@ -47,6 +48,14 @@ void device_free(Device device, void* ptr, porta_stream s) noexcept {
     (void)take_missing_entry();
   } catch (...) {
   }
+}
+
+void describe_allocation(Device device, const void* ptr, porta_dtype dt, const std::int64_t* dims, int rank) noexcept {
+  if (device.is_strict()) strict_describe(ptr, dt, dims, rank);
+}
+
+void check_borrow(Device device, const void* ptr, std::size_t bytes, const char* fn) {
+  if (device.is_strict()) strict_check_borrow(ptr, bytes, fn);
 }
 
 void* host_alloc(Device device, std::size_t bytes, const char* fn) {
@@ -154,13 +163,12 @@ void copy_between(Device dst_device, void* dst, Device src_device, const void* s
   }
   backend_for(dst_device, fn);
   backend_for(src_device, fn);
-  // CPU memory is host memory, so a copy with the CPU on one side needs no staging buffer; that of
-  // cpu:strict is not (it stands for a GPU's).
-  if (dst_device.type == DeviceType::cpu && !dst_device.is_strict()) {
+  // A copy with host memory on one side (the CPU's) needs no staging buffer.
+  if (dst_device.host_accessible()) {
     copy_to_host(src_device, src, dst, bytes, s, true);
     return;
   }
-  if (src_device.type == DeviceType::cpu && !src_device.is_strict()) {
+  if (src_device.host_accessible()) {
     copy_from_host(dst_device, dst, src, bytes, nullptr, true);
     return;
   }

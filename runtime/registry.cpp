@@ -21,12 +21,11 @@
 #include <utility>
 #include <vector>
 
+#include "backends/builtin.hpp"
 #include "backends/common/abi_entries.hpp"
-#include "backends/openmp/openmp_backend.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "runtime/plugin_checks.hpp"
-#include "runtime/strict.hpp"
 
 #ifndef PORTA_BACKENDS_BUILT
 #define PORTA_BACKENDS_BUILT "cpu"
@@ -285,7 +284,7 @@ void load_gpu(BackendSlot& slot) {
 
 void load_cpu(BackendSlot& slot) {
   slot.library = libporta_path();
-  const porta_backend_v1* table = openmp_backend();
+  const porta_backend_v1* table = cpu_backend();
   const std::uint32_t struct_size = table != nullptr ? table->struct_size : 0;
   std::string why = table == nullptr ? "no table" : table_problem(*table, struct_size, slot.type);
   if (why.empty() && adopt_counted(slot, table, struct_size, why)) return;
@@ -395,7 +394,7 @@ const BackendSlot& backend_slot(DeviceType type) {
 std::string device_problem(Device device) {
   const BackendSlot& slot = backend_slot(device.type);
   if (slot.device_count == 0) return std::string(display_name(device.type)) + " is not available: " + slot.reason;
-  if (device.is_strict()) return {};  // a mode of the CPU, there whenever the CPU is
+  if (device.is_strict()) return {};  // cpu:strict wraps the CPU backend: there whenever the CPU is
   if (device.index < 0 || device.index >= slot.device_count) {
     if (device.type == DeviceType::cpu)
       return "the CPU is device cpu (cpu:0); there is no cpu:" + std::to_string(device.index);
@@ -407,7 +406,7 @@ std::string device_problem(Device device) {
 const porta_backend_v1& backend_for(Device device, const char* fn) {
   const BackendSlot& slot = backend_slot(device.type);
   if (slot.device_count > 0 && device.index >= 0 && device.index < slot.device_count) return slot.table;
-  if (slot.device_count > 0 && device.is_strict()) return strict_backend();
+  if (slot.device_count > 0 && device.is_strict()) return *strict_backend();
   std::string msg = fn ? std::string(fn) + ": " : std::string();
   throw Unavailable(msg + device.to_string() + ": " + device_problem(device));
 }

@@ -237,10 +237,10 @@ class Array {
     // frees the memory itself.
     if (data_ != nullptr) keep_alive_ = std::shared_ptr<void>(data_, detail::DeviceDeleter{device});
     live_ = true;
-    if (device.is_strict()) {  // what cpu:strict's fault report names (docs/strict.md)
+    if (!device.host_accessible()) {  // what a report of a bad access names (docs/strict.md)
       std::int64_t d[Shape::kMaxRank] = {};
       for (int i = 0; i < shape.rank(); ++i) d[i] = shape[i];
-      detail::strict_describe(data_, detail::dtype_of<T>(), d, shape.rank());
+      detail::describe_allocation(device, data_, detail::dtype_of<T>(), d, shape.rank());
     }
   }
 
@@ -271,9 +271,7 @@ class Array {
       detail::throw_invalid("porta::Array::borrow", ("data is a null pointer for " + std::to_string(shape.size()) +
                                                      " elements (" + shape.to_string() + ")")
                                                         .c_str());
-    // cpu:strict's arrays live in memory only porta maps (docs/strict.md); anything else is host memory.
-    if (device.is_strict())
-      detail::strict_check_borrow(data, static_cast<std::size_t>(shape.size()) * sizeof(T), "porta::Array::borrow");
+    detail::check_borrow(device, data, static_cast<std::size_t>(shape.size()) * sizeof(T), "porta::Array::borrow");
     Array a;
     a.data_ = data;
     a.shape_ = shape;

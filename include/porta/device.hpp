@@ -88,11 +88,17 @@ struct Device {
   //   float v = x.data()[0];          // faults, with a report naming x and what to do
   static constexpr Device cpu_strict() noexcept { return Device(DeviceType::cpu, kCpuStrictIndex); }
   constexpr bool is_strict() const noexcept { return type == DeviceType::cpu && index == kCpuStrictIndex; }
-  // The index that marks cpu:strict: a mode of the CPU backend, not a device of its own, so it is
-  // never one of devices() and never a "cpu:N" a user can type.
+  // The index that marks cpu:strict: a backend of its own (backends/strict) that shares the CPU's
+  // device type, so it is never one of devices() and never a "cpu:N" a user can type.
   static constexpr int kCpuStrictIndex = 0x7374;  // "st"
 
   constexpr bool is_gpu() const noexcept { return type != DeviceType::cpu; }
+  // Whether this device's memory is host memory that host code may read and write between porta's
+  // calls, with the device's work done when a call returns: the CPU's is. A GPU's is not, nor is
+  // cpu:strict's, which stands for a GPU's: host code reaches it only through copies, and work on
+  // it waits on its stream. The CPU work of porta's templates (user kernels on cpu:strict) is then
+  // queued on the device's stream. An inline test, free on every call.
+  constexpr bool host_accessible() const noexcept { return type == DeviceType::cpu && !is_strict(); }
   friend constexpr bool operator==(Device a, Device b) noexcept { return a.type == b.type && a.index == b.index; }
   friend constexpr bool operator!=(Device a, Device b) noexcept { return !(a == b); }
 };

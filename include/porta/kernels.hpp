@@ -432,15 +432,15 @@ void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& st
                 "f(i) for porta::range(n), f(i, j) for range(n0, n1), f(i, j, k) for range(n0, n1, n2)");
   detail::check_stream_device(stream, device, fn);
   detail::check_device(device, fn);
-  if (device.is_strict()) {  // queued like a GPU launch (docs/strict.md)
-    if (range.size() > 0)
+  if (device.type == DeviceType::cpu) {
+    if (range.size() == 0) return;
+    if (device.host_accessible()) {
+      detail::cpu_parallel_for(range, detail::host_part(f));
+    } else {  // cpu:strict: queued like a GPU launch (docs/strict.md)
       detail::strict_enqueue(
           static_cast<porta_stream>(stream.native_handle()),
           detail::strict_task([range, h = detail::host_part(f)] { detail::cpu_parallel_for(range, h); }), fn);
-    return;
-  }
-  if (device.type == DeviceType::cpu) {
-    if (range.size() > 0) detail::cpu_parallel_for(range, detail::host_part(f));
+    }
     return;
   }
 #if PORTA_GPU_COMPILER
@@ -543,10 +543,10 @@ void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const 
     auto loop = [n, o, f, pack] {
       cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) { cpu_map_task(o, f, pack, b, e); });
     };
-    if (dev.is_strict()) {  // queued like a GPU launch (docs/strict.md)
-      if (n > 0) strict_enqueue(static_cast<porta_stream>(stream.native_handle()), strict_task(loop), fn);
-    } else {
+    if (dev.host_accessible()) {
       loop();
+    } else if (n > 0) {  // cpu:strict: queued like a GPU launch (docs/strict.md)
+      strict_enqueue(static_cast<porta_stream>(stream.native_handle()), strict_task(loop), fn);
     }
     return;
   }
@@ -560,12 +560,12 @@ void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const 
 
 // A map over views: strided inputs through compact copies, the output through a compact result
 // unless it can be written directly. The copies are queued on `stream` like the map itself.
-template <class T, class F, class... In, std::size_t... K>
+template <class T, class F, class... In, std::size_t... I>
 void map_compact(const Stream& stream, Array<T>& out, bool out_direct, const F& f,
-                 const std::tuple<Array<In>...>& compact, std::index_sequence<K...>, const Array<In>&... in) {
+                 const std::tuple<Array<In>...>& compact, std::index_sequence<I...>, const Array<In>&... in) {
   Array<T> result = out_direct ? Array<T>() : Array<T>(out.shape(), out.device(), stream);
   map_pointers(stream, out.device(), out.size(), out_direct ? out.data() : result.data(), f,
-               (in.is_contiguous() ? in.data() : std::get<K>(compact).data())...);
+               (in.is_contiguous() ? in.data() : std::get<I>(compact).data())...);
   if (!out_direct) out.assign(result, stream);
 }
 
@@ -599,17 +599,17 @@ auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op,
   detail::check_device(device, fn);
   const std::int64_t n = range.size();
   T r;
-  if (device.is_strict() || device.type == DeviceType::cpu) {
+  if (device.type == DeviceType::cpu) {
     const auto load = detail::linear_load(range, detail::host_part(f));
     const detail::CastLoad<T, decltype(load)> cast{&load};
-    if (device.is_strict()) {  // the host needs the value now: queued work first, then this (docs/strict.md)
+    if (device.host_accessible()) {
+      r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
+    } else {  // cpu:strict: the host needs the value now: queued work first, then this (docs/strict.md)
       detail::strict_run_now(static_cast<porta_stream>(stream.native_handle()),
                              detail::strict_task([&r, n, op, &cast, &range] {
                                r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
                              }),
                              fn);
-    } else {
-      r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
     }
   } else {
 #if PORTA_GPU_COMPILER

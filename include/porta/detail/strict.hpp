@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The hooks by which header templates (Array<T>, user kernels) reach cpu:strict (docs/strict.md).
-// Not part of the public API.
+// The hooks by which header templates (Array<T>, user kernels) reach a device whose memory host
+// code cannot touch (Device::host_accessible() is false) beyond the backend table: cpu:strict,
+// backends/strict (docs/strict.md). Not part of the public API.
 //
 // cpu:strict keeps its arrays in memory that host code cannot touch between porta's calls, and
 // runs the work of its streams only when something waits for it. User kernels are templates
@@ -17,15 +18,26 @@
 #include <utility>
 
 #include "porta/abi/backend_v1.h"
+#include "porta/device.hpp"
 
 namespace porta::detail {
 
-// Records what an allocation of cpu:strict holds (an Array's element type and shape), for the
-// report of a fault on it. dims has `rank` entries. Never throws.
-void strict_describe(const void* ptr, porta_dtype dt, const std::int64_t* dims, int rank) noexcept;
+// ---- every device (runtime/memory.cpp passes them on to the device's backend) -----------------
 
-// Array::borrow on cpu:strict: InvalidArgument naming `fn` unless [ptr, ptr + bytes) is device
-// memory of cpu:strict (a view of another strict Array); other memory is host memory.
+// Records what an allocation on `device` holds (an Array's element type and shape) for the
+// backend's report of a bad access to it (cpu:strict's fault report); dims has `rank` entries.
+// Nothing for a backend that keeps no such record. Never throws.
+void describe_allocation(Device device, const void* ptr, porta_dtype dt, const std::int64_t* dims, int rank) noexcept;
+
+// Array::borrow's check of the memory it wraps: InvalidArgument naming `fn` when `device` cannot
+// borrow [ptr, ptr + bytes). cpu:strict borrows only its own device memory (a view of another
+// strict Array): other memory is host memory. Other devices take what the caller gives.
+void check_borrow(Device device, const void* ptr, std::size_t bytes, const char* fn);
+
+// ---- cpu:strict (backends/strict/strict_backend.cpp) ------------------------------------------
+
+// describe_allocation and check_borrow on cpu:strict.
+void strict_describe(const void* ptr, porta_dtype dt, const std::int64_t* dims, int rank) noexcept;
 void strict_check_borrow(const void* ptr, std::size_t bytes, const char* fn);
 
 // A task for a strict stream: run(state) does the work, destroy(state) releases it.

@@ -11,9 +11,9 @@
 // what a GPU may do, and deterministic. Synchronizing a stream (or an event) runs the queue up to
 // that stream's last item (the event's record); the default stream and the device run all of it.
 // Work runs on the thread that synchronizes, one drain at a time, with every live block of
-// cpu:strict opened for its duration (runtime/strict_memory.cpp). A failing queued entry, or a
+// cpu:strict opened for its duration (strict_memory.cpp). A failing queued entry, or a
 // user kernel that throws, is reported by the next synchronize, as a GPU reports a kernel's error.
-#include "runtime/strict.hpp"
+#include "backends/strict/strict_memory.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -31,9 +31,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "backends/builtin.hpp"
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
-#include "backends/openmp/openmp_backend.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/strict.hpp"
 #include "porta/device.hpp"
@@ -48,7 +48,7 @@ using backend::set_error;
 constexpr int kDev = Device::kCpuStrictIndex;
 
 const porta_backend_v1& cpu() {
-  return *openmp_backend();
+  return *cpu_backend();
 }
 
 porta_status bad_device(const char* fn, int dev) {
@@ -561,7 +561,7 @@ porta_status strict_host_free(void* ptr) noexcept {
 }  // namespace
 }  // namespace strict
 
-const porta_backend_v1& strict_backend() {
+const porta_backend_v1* strict_backend() noexcept {
   static const porta_backend_v1 table = [] {
     namespace s = strict;
     static std::string info;
@@ -606,7 +606,7 @@ const porta_backend_v1& strict_backend() {
     t.rtc_launch_cover = &s::rtc_launch;  // the CPU has no grid (cpu_rtc.cpp)
     return t;
   }();
-  return table;
+  return &table;
 }
 
 // ---- hooks of the header templates (porta/detail/strict.hpp) ------------------------------------

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "backends/common/backend_error.hpp"
-#include "backends/openmp/cpu_memory.hpp"
-#include "runtime/strict.hpp"
+#include "backends/cpu/cpu_memory.hpp"
+#include "backends/strict/strict_memory.hpp"
 
 namespace porta::detail::strict {
 namespace {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// cpu:strict inside libporta (docs/strict.md). Two parts:
-//   runtime/strict_memory.cpp  memory that host code cannot touch: page-granular mappings with
-//                              guard pages, PROT_NONE except while strict work runs, a quarantine
-//                              for freed blocks, and the fault handler that names the Array;
-//   runtime/strict.cpp         the backend table: the CPU backend's entries wrapped, generated from
-//                              the ABI entry list, with their work deferred to a queue that runs
-//                              at synchronize.
+// cpu:strict's memory, shared by the two parts of the backend (docs/strict.md):
+//   strict_memory.cpp   memory that host code cannot touch: page-granular mappings with guard
+//                       pages, PROT_NONE except while strict work runs, a quarantine for freed
+//                       blocks, and the fault handler that names the Array;
+//   strict_backend.cpp  the backend table (strict_backend(), backends/builtin.hpp): the CPU
+//                       backend's entries wrapped, generated from the ABI entry list, with their
+//                       work deferred to a queue that runs at synchronize.
 #pragma once
 
 #include <cstddef>
@@ -13,12 +13,7 @@
 
 #include "porta/abi/backend_v1.h"
 
-namespace porta::detail {
-
-// The table of cpu:strict: the CPU backend's, every entry wrapped. Built on first use.
-const porta_backend_v1& strict_backend();
-
-namespace strict {
+namespace porta::detail::strict {
 
 // ---- memory (strict_memory.cpp); every function takes the memory lock itself -----------------
 
@@ -55,5 +50,4 @@ void set_running(const char* what) noexcept;
 void describe(const void* ptr, const char* text) noexcept;
 void stats(porta_memory_stats_v1* out) noexcept;
 
-}  // namespace strict
-}  // namespace porta::detail
+}  // namespace porta::detail::strict
