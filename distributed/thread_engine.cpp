@@ -20,8 +20,8 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/common/host_combine.hpp"
 #include "distributed/engine.hpp"
-#include "distributed/host_ops.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 
@@ -237,7 +237,7 @@ class ThreadEngine final : public HostEngine {
       if (r == 0) {
         if (bytes > 0) std::memcpy(acc.data(), in, bytes);
       } else {
-        check_op(combine(dt, op, in, acc.data(), n), "porta::distributed::reduce_scatter");
+        check_op(backend::combine(dt, op, in, acc.data(), n), "porta::distributed::reduce_scatter");
       }
     }
     meet();  // everyone has read every send buffer: recv may alias one
@@ -291,7 +291,7 @@ class ThreadEngine final : public HostEngine {
         if (r == 0) {
           if (bytes > 0) std::memcpy(acc.data(), in, bytes);
         } else {
-          check_op(combine(dt, op, in, acc.data(), n), fn);
+          check_op(backend::combine(dt, op, in, acc.data(), n), fn);
         }
       }
     }

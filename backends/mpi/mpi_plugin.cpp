@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "backends/common/backend_error.hpp"
-#include "distributed/host_ops.hpp"
+#include "backends/common/host_combine.hpp"
 #include "porta/abi/mpi_v1.h"
 
 struct porta_mpi_comm_s {
@@ -105,8 +105,8 @@ porta_status check_dtype(const char* entry, porta_dtype dt, MPI_Datatype* out, s
 }
 
 // inout[i] = op(inout[i], in[i]) with ops.hpp's semantics (NaN propagates through min and max,
-// integers wrap): distributed/host_ops.hpp, which the thread engine applies too, so that MPI and
-// the other host transports combine ranks alike.
+// integers wrap): backends/common/host_combine.hpp, which the thread engine applies too, so that
+// MPI and the other host transports combine ranks alike.
 template <porta_reduce_op Op>
 void user_op(void* in, void* inout, int* len, MPI_Datatype* dt) {
   porta_dtype pdt = PORTA_F32;
@@ -118,7 +118,7 @@ void user_op(void* in, void* inout, int* len, MPI_Datatype* dt) {
     pdt = PORTA_I64;
   }
   // porta only passes MPI_FLOAT, MPI_DOUBLE, MPI_INT32_T and MPI_INT64_T (check_dtype).
-  porta::detail::dist::combine(pdt, Op, in, inout, *len);
+  porta::detail::backend::combine(pdt, Op, in, inout, *len);
 }
 
 struct Ops {

@@ -1,36 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reductions over host buffers of a run-time dtype with porta's op semantics (ops.hpp): what the
-// thread engine and the MPI plugin's user-defined MPI_Ops apply, so that every host transport
-// combines ranks exactly as porta's own reductions combine elements.
+// Reductions over host buffers of a run-time dtype with porta's op semantics (ops.hpp): what
+// porta::distributed's thread engine (distributed/thread_engine.cpp) and the MPI plugin's
+// user-defined MPI_Ops (backends/mpi) apply, so that every host transport combines ranks exactly
+// as porta's own reductions combine elements. Below both, so that neither reaches into the other.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
+#include "backends/common/dtype.hpp"
 #include "porta/abi/backend_v1.h"
 #include "porta/detail/ops.hpp"
 
-namespace porta::detail::dist {
-
-// f(T{}) for the C++ type of dt; false for a dtype outside the enum.
-template <class F>
-bool with_dtype(porta_dtype dt, F&& f) {
-  switch (dt) {
-    case PORTA_F32:
-      f(float{});
-      return true;
-    case PORTA_F64:
-      f(double{});
-      return true;
-    case PORTA_I32:
-      f(std::int32_t{});
-      return true;
-    case PORTA_I64:
-      f(std::int64_t{});
-      return true;
-  }
-  return false;
-}
+namespace porta::detail::backend {
 
 template <class T, class Op>
 void combine_as(Op op, const void* in, void* inout, std::int64_t n) {
@@ -68,4 +49,4 @@ inline bool combine(porta_dtype dt, porta_reduce_op op, const void* in, void* in
   return ok;
 }
 
-}  // namespace porta::detail::dist
+}  // namespace porta::detail::backend
