@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "porta/array.hpp"
 #include "porta/detail/runtime.hpp"
@@ -70,23 +71,30 @@ inline void check_out_shape(const char* fn, const ArgRef& out, const ArgRef& lik
                         .c_str());
 }
 
-// The device, its backend table and the stream handle of one call.
-struct Call {
+// One call of a built-in algorithm into a backend: the device, its backend table, the stream
+// handle, and the public function's name for messages. Entries are called through run():
+//   c.run(c.table->reduce, op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream);
+// is c.table->reduce(c.device.index, op, ...) with a failing status thrown as the porta::Error it
+// means, its message prefixed with fn.
+struct BackendCall {
   Device device;
   const porta_backend_v1* table;
   porta_stream stream;
   const char* fn;
 
-  int dev() const noexcept { return device.index; }
-  const porta_backend_v1& t() const noexcept { return *table; }
+  // entry(device.index, args...), checked.
+  template <class... Params, class... Args>
+  void run(porta_status (*entry)(int, Params...), Args&&... args) const {
+    check(entry(device.index, std::forward<Args>(args)...));
+  }
   void check(porta_status st) const {
     if (st != PORTA_OK) throw_status(st, fn, device);
   }
 };
 
-inline Call make_call(const char* fn, Device device, const Stream& stream) {
+inline BackendCall make_call(const char* fn, Device device, const Stream& stream) {
   const porta_backend_v1& t = backend_for(device, fn);
-  return Call{device, &t, stream_for(stream, device, fn), fn};
+  return BackendCall{device, &t, stream_for(stream, device, fn), fn};
 }
 
 // Reads one small device result (a full reduction's value) back to the host, waiting for the
@@ -101,10 +109,10 @@ inline Call make_call(const char* fn, Device device, const Stream& stream) {
 // Every caller synchronizes before it returns, also when it throws, so the next one on this thread
 // (maybe on another stream) finds the pinned buffer unused.
 template <class T, class Enqueue>
-T read_device_scalar(const Call& c, Enqueue&& enqueue) {
+T read_device_scalar(const BackendCall& c, Enqueue&& enqueue) {
   static_assert(sizeof(T) <= kPinnedScratchBytes, "a scalar result fits the pinned buffer");
   T r{};
-  if (c.device.type == DeviceType::cpu && !c.device.is_strict()) {
+  if (c.device.host_accessible()) {
     enqueue(&r);
     return r;
   }
@@ -112,15 +120,15 @@ T read_device_scalar(const Call& c, Enqueue&& enqueue) {
     try {
       enqueue(static_cast<T*>(slot));
     } catch (...) {
-      (void)c.t().stream_synchronize(c.dev(), c.stream);  // a kernel may have been queued before the error
+      (void)c.table->stream_synchronize(c.device.index, c.stream);  // a kernel may have been queued before the error
       throw;
     }
-    c.check(c.t().stream_synchronize(c.dev(), c.stream));
+    c.run(c.table->stream_synchronize, c.stream);
     std::memcpy(&r, slot, sizeof(T));
     return r;
   }
   struct Scratch {
-    const Call& c;
+    const BackendCall& c;
     void* p;
     ~Scratch() { device_free(c.device, p, c.stream); }
   } scratch{c, device_alloc(c.device, sizeof(T), c.stream, c.fn)};

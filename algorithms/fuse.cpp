@@ -65,7 +65,7 @@ Device check_fused(const char* fn, const porta_program_op* ops, std::int32_t nop
 // out (contiguous, the leaves' shape, no overlap with a leaf other than being that very leaf) = the
 // program over the leaves, strided leaves compacted first.
 template <class T>
-void fused_run(const Call& c, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
+void fused_run(const BackendCall& c, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
                std::int32_t nleaves, Array<T>& out, const Stream& stream) {
   if (out.size() == 0) return;
   // Compact copies of strided leaves, made only where there are some: expressions are often
@@ -82,7 +82,7 @@ void fused_run(const Call& c, const porta_program_op* ops, std::int32_t nops, co
     }
   }
   if (fused_jit(c, stream, ops, nops, inputs, nleaves, out.data(), out.size())) return;
-  c.check(c.t().map_program(c.dev(), dtype_of<T>(), out.size(), ops, nops, inputs, nleaves, out.data(), c.stream));
+  c.run(c.table->map_program, dtype_of<T>(), out.size(), ops, nops, inputs, nleaves, out.data(), c.stream);
 }
 
 }  // namespace
@@ -91,7 +91,7 @@ template <class T>
 Array<T> fused_new(const char* fn, const porta_program_op* ops, std::int32_t nops, const Array<T>* const* leaves,
                    std::int32_t nleaves, const Stream& stream) {
   const Device dev = check_fused(fn, ops, nops, leaves, nleaves);
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, leaves[0]->shape(), dev, stream);
   fused_run(c, ops, nops, leaves, nleaves, out, stream);
   return out;
@@ -109,7 +109,7 @@ void fused_into(const char* fn, const porta_program_op* ops, std::int32_t nops, 
     throw_invalid(fn, ("out is " + out.shape().to_string() + ", expected " + leaves[0]->shape().to_string() +
                        " (the shape of the expression's arrays)")
                           .c_str());
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   bool direct = out.is_contiguous();
   for (std::int32_t k = 0; k < nleaves && direct; ++k) {
     const Array<T>& leaf = *leaves[k];

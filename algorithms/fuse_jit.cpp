@@ -238,7 +238,7 @@ std::string source_of(const porta_program_op* ops, std::int32_t nops, std::int32
 }  // namespace
 
 template <class T>
-bool fused_jit(const Call& c, const Stream& stream, const porta_program_op* ops, std::int32_t nops,
+bool fused_jit(const BackendCall& c, const Stream& stream, const porta_program_op* ops, std::int32_t nops,
                const void* const* inputs, std::int32_t ninputs, T* y, std::int64_t n) {
   if constexpr (!std::is_floating_point_v<T>) {
     return false;
@@ -303,9 +303,9 @@ std::string fused_program_text(const porta_program_op* ops, std::int32_t nops, s
   return f64 ? text(0.0) : text(0.0f);
 }
 
-#define PORTA_INSTANTIATE_FUSED_JIT(T)                                                                              \
-  template bool fused_jit<T>(const Call&, const Stream&, const porta_program_op*, std::int32_t, const void* const*, \
-                             std::int32_t, T*, std::int64_t);
+#define PORTA_INSTANTIATE_FUSED_JIT(T)                                                                 \
+  template bool fused_jit<T>(const BackendCall&, const Stream&, const porta_program_op*, std::int32_t, \
+                             const void* const*, std::int32_t, T*, std::int64_t);
 PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_FUSED_JIT)
 
 }  // namespace porta::detail

@@ -15,7 +15,7 @@ namespace porta::detail {
 // and the device allow it (fuse_jit.cpp has the policy). false: nothing was launched, interpret it.
 // The program was checked (check::map_program's rules); y and inputs are contiguous.
 template <class T>
-bool fused_jit(const Call& c, const Stream& stream, const porta_program_op* ops, std::int32_t nops,
+bool fused_jit(const BackendCall& c, const Stream& stream, const porta_program_op* ops, std::int32_t nops,
                const void* const* inputs, std::int32_t ninputs, T* y, std::int64_t n);
 
 // The whole program (rtc prelude, generated source, entry) a float (or double) program compiles to:

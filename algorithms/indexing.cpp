@@ -16,7 +16,7 @@ using Mask = Array<std::int32_t>;
 
 // mask = a op b, a and b possibly strided views (folded as the binary maps fold them).
 template <class T>
-void compare_run(const Call& c, porta_compare_op op, const Array<T>& a, const Array<T>& b, Mask& out,
+void compare_run(const BackendCall& c, porta_compare_op op, const Array<T>& a, const Array<T>& b, Mask& out,
                  const Stream& stream) {
   BinaryPlan p{};
   bool shapes_ok = false;
@@ -26,15 +26,15 @@ void compare_run(const Call& c, porta_compare_op op, const Array<T>& a, const Ar
     return compare_run(c, op, contiguous_input(a, ha, stream), contiguous_input(b, hb, stream), out, stream);
   }
   if (p.rows == 0 || p.cols == 0) return;
-  c.check(c.t().compare(c.dev(), op, dtype_of<T>(), p.rows, p.cols, a.data(), p.a_rs, p.a_cs, b.data(), p.b_rs, p.b_cs,
-                        out.data(), c.stream));
+  c.run(c.table->compare, op, dtype_of<T>(), p.rows, p.cols, a.data(), p.a_rs, p.a_cs, b.data(), p.b_rs, p.b_cs,
+        out.data(), c.stream);
 }
 
 template <class T>
 Mask compare_new(porta_compare_op op, const char* fn, const Array<T>& a, const Array<T>& b, const Stream& stream) {
   const Device dev = check_args(fn, {arg_strided("a", a), arg_strided("b", b)});
   check_binary_shapes(fn, a, "a", b, "b");
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Mask out = new_output<std::int32_t>(fn, a.shape(), dev, stream);
   compare_run(c, op, a, b, out, stream);
   return out;
@@ -44,25 +44,24 @@ Mask compare_new(porta_compare_op op, const char* fn, const Array<T>& a, const A
 template <class T>
 Mask compare_scalar(porta_compare_op op, const char* fn, const Array<T>& a, T value, const Stream& stream) {
   const Device dev = check_args(fn, {arg_strided("a", a)});
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Mask out = new_output<std::int32_t>(fn, a.shape(), dev, stream);
   if (a.size() == 0) return out;
   const Array<T> v = full<T>(Shape{1}, value, dev, stream);
   Array<T> hold;
   const Array<T>& ca = contiguous_input(a, hold, stream);
-  c.check(
-      c.t().compare(c.dev(), op, dtype_of<T>(), 1, ca.size(), ca.data(), 0, 1, v.data(), 0, 0, out.data(), c.stream));
+  c.run(c.table->compare, op, dtype_of<T>(), 1, ca.size(), ca.data(), 0, 1, v.data(), 0, 0, out.data(), c.stream);
   return out;
 }
 
 // The indices' range [lo, hi], read back to the host together (synchronises the stream).
-void index_range(const Call& c, const Array<std::int64_t>& idx, std::int64_t* lo, std::int64_t* hi) {
+void index_range(const BackendCall& c, const Array<std::int64_t>& idx, std::int64_t* lo, std::int64_t* hi) {
   struct Range {
     std::int64_t v[2];
   };
   const Range r = read_device_scalar<Range>(c, [&](Range* y) {
-    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_MIN, PORTA_I64, 1, idx.size(), 1, idx.data(), y->v, c.stream));
-    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_MAX, PORTA_I64, 1, idx.size(), 1, idx.data(), y->v + 1, c.stream));
+    c.run(c.table->reduce, PORTA_REDUCE_MIN, PORTA_I64, 1, idx.size(), 1, idx.data(), y->v, c.stream);
+    c.run(c.table->reduce, PORTA_REDUCE_MAX, PORTA_I64, 1, idx.size(), 1, idx.data(), y->v + 1, c.stream);
   });
   *lo = r.v[0];
   *hi = r.v[1];
@@ -103,7 +102,7 @@ GatherShape gather_shape(const char* fn, const Array<T>& x, const Array<std::int
 }
 
 // Every index in [0, n), else an InvalidArgument naming the first bad extreme.
-void check_indices(const Call& c, const Array<std::int64_t>& idx, int axis, std::int64_t n) {
+void check_indices(const BackendCall& c, const Array<std::int64_t>& idx, int axis, std::int64_t n) {
   if (idx.size() == 0) return;
   std::int64_t lo = 0, hi = 0;
   index_range(c, idx, &lo, &hi);
@@ -144,7 +143,7 @@ Array<T> where_scalar(const Array<std::int32_t>& mask, const Array<T>* a, T a_va
   const Device dev = detail::check_args(fn, {rm, ra, rb});
   if (a && a->shape() != mask.shape()) detail::throw_shapes_differ(fn, rm, ra);
   if (b && b->shape() != mask.shape()) detail::throw_shapes_differ(fn, rm, rb);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   Array<T> out = detail::new_output<T>(fn, mask.shape(), dev, stream);
   if (mask.size() == 0) return out;
   Array<std::int32_t> hm;
@@ -153,8 +152,8 @@ Array<T> where_scalar(const Array<std::int32_t>& mask, const Array<T>* a, T a_va
   // A scalar side is one device element read with step 0.
   const Array<T>& ca = a ? detail::contiguous_input(*a, ha, stream) : (ha = full<T>(Shape{1}, a_value, dev, stream));
   const Array<T>& cb = b ? detail::contiguous_input(*b, hb, stream) : (hb = full<T>(Shape{1}, b_value, dev, stream));
-  c.check(c.t().where(c.dev(), detail::dtype_of<T>(), mask.size(), cm.data(), ca.data(), a ? 1 : 0, cb.data(),
-                      b ? 1 : 0, out.data(), c.stream));
+  c.run(c.table->where, detail::dtype_of<T>(), mask.size(), cm.data(), ca.data(), a ? 1 : 0, cb.data(), b ? 1 : 0,
+        out.data(), c.stream);
   return out;
 }
 
@@ -167,14 +166,14 @@ template <class T>
 std::int64_t count_nonzero(const Array<T>& x, const Stream& stream) {
   constexpr const char* fn = "porta::count_nonzero";
   const Device dev = detail::check_args(fn, {detail::arg_strided("x", x)});
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (x.size() == 0) return 0;
   // x != 0 as a 0/1 mask, widened to int64 (no wrap past 2^31 elements), summed exactly.
   const Array<std::int32_t> nz = detail::compare_scalar<T>(PORTA_COMPARE_NE, fn, x, T(0), stream);
   Array<std::int64_t> wide = detail::new_output<std::int64_t>(fn, nz.shape(), dev, stream);
-  c.check(c.t().cast(c.dev(), PORTA_I32, PORTA_I64, nz.size(), nz.data(), wide.data(), c.stream));
+  c.run(c.table->cast, PORTA_I32, PORTA_I64, nz.size(), nz.data(), wide.data(), c.stream);
   return detail::read_device_scalar<std::int64_t>(c, [&](std::int64_t* y) {
-    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_I64, 1, wide.size(), 1, wide.data(), y, c.stream));
+    c.run(c.table->reduce, PORTA_REDUCE_SUM, PORTA_I64, 1, wide.size(), 1, wide.data(), y, c.stream);
   });
 }
 
@@ -184,7 +183,7 @@ Array<T> take(const Array<T>& x, const Array<std::int64_t>& indices, int axis, c
   const detail::ArgRef rx = detail::arg_strided("x", x), ri = detail::arg_strided("indices", indices);
   const Device dev = detail::check_args(fn, {rx, ri});
   const detail::GatherShape g = detail::gather_shape(fn, x, indices, axis);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   Array<std::int64_t> hi;
   const Array<std::int64_t>& ci = detail::contiguous_input(indices, hi, stream);
   detail::check_indices(c, ci, detail::normalize_axis(fn, axis, x.rank()), g.n);
@@ -192,8 +191,7 @@ Array<T> take(const Array<T>& x, const Array<std::int64_t>& indices, int axis, c
   if (out.size() == 0) return out;
   Array<T> hx;
   const Array<T>& cx = detail::contiguous_input(x, hx, stream);
-  c.check(c.t().take(c.dev(), detail::dtype_of<T>(), g.outer, g.n, g.inner, cx.data(), g.m, ci.data(), out.data(),
-                     c.stream));
+  c.run(c.table->take, detail::dtype_of<T>(), g.outer, g.n, g.inner, cx.data(), g.m, ci.data(), out.data(), c.stream);
   return out;
 }
 
@@ -209,7 +207,7 @@ void scatter(Array<T>& x, const Array<std::int64_t>& indices, const Array<T>& va
                                " (x is " + x.shape().to_string() + ", indices are " + indices.shape().to_string() +
                                ", axis " + std::to_string(axis) + ")")
                                   .c_str());
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   // indices and values are read whole before x is written: a copy when they share x's memory (an
   // int64 x scattered by a view of itself) or are views.
   Array<std::int64_t> hi;
@@ -223,13 +221,13 @@ void scatter(Array<T>& x, const Array<std::int64_t>& indices, const Array<T>& va
                            ? (hv = values.clone(stream))
                            : detail::contiguous_input(values, hv, stream);
   if (x.is_contiguous()) {
-    c.check(c.t().scatter(c.dev(), detail::dtype_of<T>(), g.outer, g.n, g.inner, x.data(), g.m, ci.data(), cv.data(),
-                          c.stream));
+    c.run(c.table->scatter, detail::dtype_of<T>(), g.outer, g.n, g.inner, x.data(), g.m, ci.data(), cv.data(),
+          c.stream);
     return;
   }
   Array<T> tmp = x.contiguous(stream);  // a view: scatter into a compact copy, then write it back
-  c.check(c.t().scatter(c.dev(), detail::dtype_of<T>(), g.outer, g.n, g.inner, tmp.data(), g.m, ci.data(), cv.data(),
-                        c.stream));
+  c.run(c.table->scatter, detail::dtype_of<T>(), g.outer, g.n, g.inner, tmp.data(), g.m, ci.data(), cv.data(),
+        c.stream);
   x.assign(tmp, stream);
 }
 

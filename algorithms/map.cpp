@@ -16,17 +16,18 @@
 //
 //     // 2. The backend table of the device (Unavailable with the reason if it is not there) and
 //     //    the native stream (DeviceMismatch if the stream is on another device).
-//     const detail::Call c = detail::make_call(fn, dev, stream);
+//     const detail::BackendCall c = detail::make_call(fn, dev, stream);
 //
 //     // 3. Allocate the output on the same device and stream. It is an Array, so it is freed if
 //     //    anything below throws.
 //     Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
 //     if (out.size() == 0) return out;            // backends need not handle n == 0
 //
-//     // 4. Call the backend with the dtype and the op, and turn its status into a porta::Error
-//     //    (c.check -> detail::throw_status, which prefixes fn to the backend's message).
-//     c.check(c.t().my_entry(c.dev(), detail::dtype_of<T>(), out.size(), x.data(), y.data(),
-//                            out.data(), c.stream));
+//     // 4. Call the backend's entry with the dtype and the op: c.run calls it on the call's
+//     //    device and turns a failing status into a porta::Error (detail::throw_status, which
+//     //    prefixes fn to the backend's message).
+//     c.run(c.table->my_entry, detail::dtype_of<T>(), out.size(), x.data(), y.data(), out.data(),
+//           c.stream);
 //     return out;
 //   }
 //
@@ -56,7 +57,7 @@ constexpr BinaryNames kAB{"a", "b"};
 // and b may be strided views: folded into the binary entry's row and column strides, or, for a
 // 3-D or 4-D view that does not fold, copied to contiguous memory first.
 template <class T>
-void binary_run(const Call& c, porta_binary_op op, BinaryNames names, const Array<T>& a, const Array<T>& b,
+void binary_run(const BackendCall& c, porta_binary_op op, BinaryNames names, const Array<T>& a, const Array<T>& b,
                 Array<T>& out, const Stream& stream) {
   BinaryPlan p{};
   bool shapes_ok = false;
@@ -70,8 +71,8 @@ void binary_run(const Call& c, porta_binary_op op, BinaryNames names, const Arra
     return;
   }
   if (p.rows == 0 || p.cols == 0) return;
-  c.check(c.t().binary(c.dev(), op, dtype_of<T>(), p.rows, p.cols, a.data(), p.a_rs, p.a_cs, b.data(), p.b_rs, p.b_cs,
-                       out.data(), c.stream));
+  c.run(c.table->binary, op, dtype_of<T>(), p.rows, p.cols, a.data(), p.a_rs, p.a_cs, b.data(), p.b_rs, p.b_cs,
+        out.data(), c.stream);
 }
 
 // Contiguous arrays of one shape: the common call, which skips the plan (its two strides are the
@@ -91,10 +92,9 @@ bool partly_overlaps(const Array<T>& x, const Array<T>& y) {
 }
 // out = op(a, b) for contiguous a, b and out of one shape.
 template <class T>
-void binary_plain(const Call& c, porta_binary_op op, const Array<T>& a, const Array<T>& b, Array<T>& out) {
+void binary_plain(const BackendCall& c, porta_binary_op op, const Array<T>& a, const Array<T>& b, Array<T>& out) {
   if (out.size() == 0) return;
-  c.check(
-      c.t().binary(c.dev(), op, dtype_of<T>(), 1, out.size(), a.data(), 0, 1, b.data(), 0, 1, out.data(), c.stream));
+  c.run(c.table->binary, op, dtype_of<T>(), 1, out.size(), a.data(), 0, 1, b.data(), 0, 1, out.data(), c.stream);
 }
 
 // Whether `out` can be written directly: contiguous, and sharing memory with an input only as
@@ -113,7 +113,7 @@ void binary_into(porta_binary_op op, const char* fn, BinaryNames names, const Ar
     return binary_plain(make_call(fn, dev, stream), op, a, b, out);
   check_binary_shapes(fn, a, names.a, b, names.b);
   check_out_shape(fn, ro, ra);
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   if (writable_directly(out, a, &b)) return binary_run(c, op, names, a, b, out, stream);
   Array<T> tmp = new_output<T>(fn, a.shape(), dev, stream);
   binary_run(c, op, names, a, b, tmp, stream);
@@ -126,7 +126,7 @@ Array<T> binary_new(porta_binary_op op, const char* fn, BinaryNames names, const
   const Device dev = check_args(fn, {arg_strided(names.a, a), arg_strided(names.b, b)});
   const bool plain = plain_pair(a, b);
   if (!plain) check_binary_shapes(fn, a, names.a, b, names.b);
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, a.shape(), dev, stream);
   if (plain) {
     binary_plain(c, op, a, b, out);
@@ -138,13 +138,13 @@ Array<T> binary_new(porta_binary_op op, const char* fn, BinaryNames names, const
 
 // out = x op value, or value op x when scalar_first; x may be a strided view, out too.
 template <class T>
-void scalar_run(const Call& c, porta_binary_op op, const Array<T>& x, T value, bool scalar_first, Array<T>& out,
+void scalar_run(const BackendCall& c, porta_binary_op op, const Array<T>& x, T value, bool scalar_first, Array<T>& out,
                 const Stream& stream) {
   if (x.size() == 0) return;
   Array<T> hold;
   const Array<T>& cx = contiguous_input(x, hold, stream);
-  c.check(c.t().binary_scalar(c.dev(), op, dtype_of<T>(), cx.size(), cx.data(), to_scalar(value), scalar_first ? 1 : 0,
-                              out.data(), c.stream));
+  c.run(c.table->binary_scalar, op, dtype_of<T>(), cx.size(), cx.data(), to_scalar(value), scalar_first ? 1 : 0,
+        out.data(), c.stream);
 }
 
 template <class T>
@@ -155,7 +155,7 @@ void scalar_into(porta_binary_op op, const char* fn, const Array<T>& x, T value,
   if (plain_pair(x, out) && !partly_overlaps(out, x))
     return scalar_run(make_call(fn, dev, stream), op, x, value, scalar_first, out, stream);
   check_out_shape(fn, ro, rx);
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   if (writable_directly(out, x, static_cast<const Array<T>*>(nullptr)))
     return scalar_run(c, op, x, value, scalar_first, out, stream);
   Array<T> tmp = new_output<T>(fn, x.shape(), dev, stream);
@@ -167,18 +167,18 @@ template <class T>
 Array<T> scalar_new(porta_binary_op op, const char* fn, const Array<T>& x, T value, bool scalar_first,
                     const Stream& stream) {
   const Device dev = check_args(fn, {arg_strided(scalar_first ? "b" : "a", x)});
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
   scalar_run(c, op, x, value, scalar_first, out, stream);
   return out;
 }
 
 template <class T>
-void unary_run(const Call& c, porta_unary_op op, const Array<T>& x, Array<T>& out, const Stream& stream) {
+void unary_run(const BackendCall& c, porta_unary_op op, const Array<T>& x, Array<T>& out, const Stream& stream) {
   if (x.size() == 0) return;
   Array<T> hold;
   const Array<T>& cx = contiguous_input(x, hold, stream);
-  c.check(c.t().unary(c.dev(), op, dtype_of<T>(), cx.size(), cx.data(), out.data(), c.stream));
+  c.run(c.table->unary, op, dtype_of<T>(), cx.size(), cx.data(), out.data(), c.stream);
 }
 
 template <class T>
@@ -186,7 +186,7 @@ void unary_into(porta_unary_op op, const char* fn, const Array<T>& x, Array<T>& 
   const ArgRef rx = arg_strided("x", x), ro = arg_strided("out", out);
   const Device dev = check_args(fn, {rx, ro});
   check_out_shape(fn, ro, rx);
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   if (writable_directly(out, x, static_cast<const Array<T>*>(nullptr))) return unary_run(c, op, x, out, stream);
   Array<T> tmp = new_output<T>(fn, x.shape(), dev, stream);
   unary_run(c, op, x, tmp, stream);
@@ -196,7 +196,7 @@ void unary_into(porta_unary_op op, const char* fn, const Array<T>& x, Array<T>& 
 template <class T>
 Array<T> unary_new(porta_unary_op op, const char* fn, const Array<T>& x, const Stream& stream) {
   const Device dev = check_args(fn, {arg_strided("x", x)});
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, x.shape(), dev, stream);
   unary_run(c, op, x, out, stream);
   return out;
@@ -280,16 +280,16 @@ void axpy(T alpha, const Array<T>& x, Array<T>& y, const Stream& stream) {
   const detail::ArgRef rx = detail::arg("x", x), ry = detail::arg("y", y);
   const Device dev = detail::check_args(fn, {rx, ry});
   if (x.shape() != y.shape()) detail::throw_shapes_differ(fn, rx, ry);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (x.size() == 0) return;
-  c.check(c.t().axpy(c.dev(), detail::dtype_of<T>(), x.size(), detail::to_scalar(alpha), x.data(), y.data(), c.stream));
+  c.run(c.table->axpy, detail::dtype_of<T>(), x.size(), detail::to_scalar(alpha), x.data(), y.data(), c.stream);
 }
 
 template <class T>
 void fill(Array<T>& y, T value, const Stream& stream) {
   constexpr const char* fn = "porta::fill";
   const Device dev = detail::check_args(fn, {detail::arg_strided("y", y)});
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (y.size() == 0) return;
   if (!y.is_contiguous()) {  // a view: one element, broadcast into it by a strided copy (strides 0)
     Array<T> one = full<T>(Shape{1}, value, dev, stream);
@@ -300,17 +300,17 @@ void fill(Array<T>& y, T value, const Stream& stream) {
                          c.stream, fn);
     return;
   }
-  c.check(c.t().fill(c.dev(), detail::dtype_of<T>(), y.size(), detail::to_scalar(value), y.data(), c.stream));
+  c.run(c.table->fill, detail::dtype_of<T>(), y.size(), detail::to_scalar(value), y.data(), c.stream);
 }
 
 template <class T>
 void iota(Array<T>& y, T start, T step, const Stream& stream) {
   constexpr const char* fn = "porta::iota";
   const Device dev = detail::check_args(fn, {detail::arg("y", y)});
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (y.size() == 0) return;
-  c.check(c.t().iota(c.dev(), detail::dtype_of<T>(), y.size(), detail::to_scalar(start), detail::to_scalar(step),
-                     y.data(), c.stream));
+  c.run(c.table->iota, detail::dtype_of<T>(), y.size(), detail::to_scalar(start), detail::to_scalar(step), y.data(),
+        c.stream);
 }
 
 template <class T>
@@ -357,7 +357,7 @@ template <class To, class From>
 Array<To> cast(const Array<From>& x, const Stream& stream) {
   constexpr const char* fn = "porta::cast";
   const Device dev = detail::check_args(fn, {detail::arg_strided("x", x)});
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if constexpr (std::is_same_v<To, From>) {
     return x.clone(stream);  // contiguous, also from a view
   } else {
@@ -365,8 +365,7 @@ Array<To> cast(const Array<From>& x, const Stream& stream) {
     if (x.size() == 0) return out;
     Array<From> hold;
     const Array<From>& cx = detail::contiguous_input(x, hold, stream);
-    c.check(c.t().cast(c.dev(), detail::dtype_of<From>(), detail::dtype_of<To>(), cx.size(), cx.data(), out.data(),
-                       c.stream));
+    c.run(c.table->cast, detail::dtype_of<From>(), detail::dtype_of<To>(), cx.size(), cx.data(), out.data(), c.stream);
     return out;
   }
 }

@@ -110,7 +110,7 @@ Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& optio
     detail::throw_invalid(
         fn,
         ("inner dimensions differ (A is " + a.shape().to_string() + ", B is " + b.shape().to_string() + ")").c_str());
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (n > 0 && m > INT64_MAX / n)
     detail::throw_invalid(
         fn,
@@ -120,25 +120,24 @@ Array<T> matmul(const Array<T>& a, const Array<T>& b, const MatmulOptions& optio
   if (m == 0 || n == 0) return out;
   const porta_dtype dt = detail::dtype_of<T>();
   if (k == 0) {  // an empty sum: zeros, without asking BLAS about k == 0
-    c.check(c.t().fill(c.dev(), dt, m * n, detail::to_scalar(T(0)), out.data(), c.stream));
+    c.run(c.table->fill, dt, m * n, detail::to_scalar(T(0)), out.data(), c.stream);
     return out;
   }
   const porta_scalar one = detail::to_scalar(T(1)), zero = detail::to_scalar(T(0));
   const std::uint32_t flags = detail::gemm_flags(options);
   if (rank_a == 2 && rank_b == 2) {
     const detail::MatOperand<T> oa = detail::mat_operand(a, stream), ob = detail::mat_operand(b, stream);
-    c.check(c.t().gemm(c.dev(), dt, oa.trans, ob.trans, m, n, k, one, oa.p, oa.ld, ob.p, ob.ld, zero, out.data(), n,
-                       flags, c.stream));
+    c.run(c.table->gemm, dt, oa.trans, ob.trans, m, n, k, one, oa.p, oa.ld, ob.p, ob.ld, zero, out.data(), n, flags,
+          c.stream);
   } else if (rank_b == 1) {  // y = A x: gemm with n == 1, which every backend runs as a gemv
     const detail::MatOperand<T> oa = detail::mat_operand(a, stream);
     const detail::VecOperand<T> x = detail::vec_operand(b, stream);
-    c.check(c.t().gemm(c.dev(), dt, oa.trans, 0, m, 1, k, one, oa.p, oa.ld, x.p, x.inc, zero, out.data(), 1, flags,
-                       c.stream));
+    c.run(c.table->gemm, dt, oa.trans, 0, m, 1, k, one, oa.p, oa.ld, x.p, x.inc, zero, out.data(), 1, flags, c.stream);
   } else {  // y = x B = B^T x: the same gemv shape with B transposed
     const detail::MatOperand<T> ob = detail::mat_operand(b, stream);
     const detail::VecOperand<T> x = detail::vec_operand(a, stream);
-    c.check(c.t().gemm(c.dev(), dt, ob.trans ? 0 : 1, 0, n, 1, k, one, ob.p, ob.ld, x.p, x.inc, zero, out.data(), 1,
-                       flags, c.stream));
+    c.run(c.table->gemm, dt, ob.trans ? 0 : 1, 0, n, 1, k, one, ob.p, ob.ld, x.p, x.inc, zero, out.data(), 1, flags,
+          c.stream);
   }
   return out;
 }
@@ -163,7 +162,7 @@ void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool tran
         fn, ("C is " + cm.shape().to_string() + ", expected " + std::to_string(m) + "x" + std::to_string(n) + " (" +
              detail::op_text("A", trans_a, m, k) + ", " + detail::op_text("B", trans_b, kb, n) + ")")
                 .c_str());
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (m == 0 || n == 0) return;
   const porta_dtype dt = detail::dtype_of<T>();
   // C = beta * C when there is nothing to add: k == 0 (an empty sum), or alpha == 0, where BLAS's
@@ -171,10 +170,10 @@ void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool tran
   // every backend and every BLAS follows it. beta == 0 overwrites C (a NaN in C does not propagate).
   if (k == 0 || alpha == T(0)) {
     if (beta == T(0)) {
-      c.check(c.t().fill(c.dev(), dt, m * n, detail::to_scalar(T(0)), cm.data(), c.stream));
+      c.run(c.table->fill, dt, m * n, detail::to_scalar(T(0)), cm.data(), c.stream);
     } else {
-      c.check(c.t().binary_scalar(c.dev(), PORTA_BINARY_MUL, dt, m * n, cm.data(), detail::to_scalar(beta), 0,
-                                  cm.data(), c.stream));
+      c.run(c.table->binary_scalar, PORTA_BINARY_MUL, dt, m * n, cm.data(), detail::to_scalar(beta), 0, cm.data(),
+            c.stream);
     }
     return;
   }
@@ -184,13 +183,13 @@ void gemm(T alpha, const Array<T>& a, bool trans_a, const Array<T>& b, bool tran
   if (cm.data() == a.data() || cm.data() == b.data()) {
     Array<T> tmp = detail::new_output<T>(fn, cm.shape(), dev, stream);
     if (beta != T(0)) detail::copy_between(dev, tmp.data(), dev, cm.data(), cm.nbytes(), c.stream);
-    c.check(c.t().gemm(c.dev(), dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda,
-                       b.data(), ldb, detail::to_scalar(beta), tmp.data(), ldc, flags, c.stream));
+    c.run(c.table->gemm, dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda,
+          b.data(), ldb, detail::to_scalar(beta), tmp.data(), ldc, flags, c.stream);
     detail::copy_between(dev, cm.data(), dev, tmp.data(), cm.nbytes(), c.stream);
     return;
   }
-  c.check(c.t().gemm(c.dev(), dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda,
-                     b.data(), ldb, detail::to_scalar(beta), cm.data(), ldc, flags, c.stream));
+  c.run(c.table->gemm, dt, trans_a ? 1 : 0, trans_b ? 1 : 0, m, n, k, detail::to_scalar(alpha), a.data(), lda, b.data(),
+        ldb, detail::to_scalar(beta), cm.data(), ldc, flags, c.stream);
 }
 
 template <class T>
@@ -200,15 +199,15 @@ Array<T> transpose(const Array<T>& x, const Stream& stream) {
   const Device dev = detail::check_args(fn, {rx});
   detail::require_2d(fn, rx);
   const std::int64_t rows = x.dim(0), cols = x.dim(1);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   Array<T> out = detail::new_output<T>(fn, Shape{cols, rows}, dev, stream);
   if (rows == 0 || cols == 0) return out;
   // The ABI has no copy with strides, but its binary map reads both operands with strides and
   // writes a contiguous result: out[r][c] = max(x[c][r], x[c][r]). max_op(v, v) returns v itself
   // for every v (both zeros, infinities, NaN with its payload, every integer), so this is an
   // exact strided copy that every backend already implements.
-  c.check(c.t().binary(c.dev(), PORTA_BINARY_MAX, detail::dtype_of<T>(), cols, rows, x.data(), 1, cols, x.data(), 1,
-                       cols, out.data(), c.stream));
+  c.run(c.table->binary, PORTA_BINARY_MAX, detail::dtype_of<T>(), cols, rows, x.data(), 1, cols, x.data(), 1, cols,
+        out.data(), c.stream);
   return out;
 }
 

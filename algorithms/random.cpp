@@ -12,10 +12,9 @@ namespace {
 template <class T>
 void fill(const char* fn, porta_random_dist dist, Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream) {
   const Device dev = detail::check_args(fn, {detail::arg("out", out)});
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (out.size() == 0) return;
-  c.check(
-      c.t().random(c.dev(), dist, detail::dtype_of<T>(), out.size(), seed, at.stream, at.offset, out.data(), c.stream));
+  c.run(c.table->random, dist, detail::dtype_of<T>(), out.size(), seed, at.stream, at.offset, out.data(), c.stream);
 }
 
 template <class T>

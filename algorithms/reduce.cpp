@@ -36,7 +36,7 @@ T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x_in, const St
   const Device dev = check_args(fn, {arg_strided("x", x_in)});
   Array<T> hold;  // a view is reduced from a compact copy (same elements, same order: same bits)
   const Array<T>& x = contiguous_input(x_in, hold, stream);
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   const std::int64_t n = x.size();
   if (n == 0) {
     // The backend's sum identity is -0.0 (exact for padding lanes); an empty sum is +0 as in NumPy.
@@ -46,7 +46,7 @@ T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x_in, const St
                   (std::string("the array is empty (") + reduce_name(op) + " of no elements is undefined)").c_str());
   }
   const T r = read_device_scalar<T>(
-      c, [&](T* y) { c.check(c.t().reduce(c.dev(), op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream)); });
+      c, [&](T* y) { c.run(c.table->reduce, op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream); });
   return canonical_nan(r);
 }
 
@@ -84,19 +84,19 @@ Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x_in, i
     throw_invalid(fn, ("cannot reduce the empty axis " + std::to_string(axis) + " of a " + x.shape().to_string() +
                        " array (" + (mean ? "mean" : reduce_name(op)) + " of no elements is undefined)")
                           .c_str());
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, make_shape(dims, rank - 1), dev, stream);
   if (m == 0) return out;
   if (n == 0) {
     const T identity = op == PORTA_REDUCE_PROD ? T(1) : T(0);  // +0, not the backend's -0.0
-    c.check(c.t().fill(c.dev(), dtype_of<T>(), m, to_scalar(identity), out.data(), c.stream));
+    c.run(c.table->fill, dtype_of<T>(), m, to_scalar(identity), out.data(), c.stream);
     return out;
   }
-  c.check(c.t().reduce(c.dev(), op, dtype_of<T>(), outer, n, inner, x.data(), out.data(), c.stream));
+  c.run(c.table->reduce, op, dtype_of<T>(), outer, n, inner, x.data(), out.data(), c.stream);
   if (mean) {
     // Divided in T on the device, as the full mean divides in T on the host: the same bits.
-    c.check(c.t().binary_scalar(c.dev(), PORTA_BINARY_DIV, dtype_of<T>(), m, out.data(), to_scalar(static_cast<T>(n)),
-                                0, out.data(), c.stream));
+    c.run(c.table->binary_scalar, PORTA_BINARY_DIV, dtype_of<T>(), m, out.data(), to_scalar(static_cast<T>(n)), 0,
+          out.data(), c.stream);
   }
   return out;
 }
@@ -109,7 +109,7 @@ Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x_in, i
 // chunk of the canonical order), and the chunk sums are then reduced, which is the canonical
 // order's next level. Only existing backend entries (cast, reduce), so every backend has it.
 template <class T>
-double integer_sum_as_double(const Call& c, const Array<T>& x, const Stream& stream) {
+double integer_sum_as_double(const BackendCall& c, const Array<T>& x, const Stream& stream) {
   constexpr std::int64_t kBlockChunks = 32;  // 1 Mi elements, 8 MiB of doubles per block
   const std::int64_t n = x.size();
   const std::int64_t chunks = reduce_chunk_count(n);
@@ -118,21 +118,19 @@ double integer_sum_as_double(const Call& c, const Array<T>& x, const Stream& str
   Array<double> partial(Shape{chunks > 1 ? chunks : 0}, c.device, stream);
   for (std::int64_t b = 0; b < n; b += block) {
     const std::int64_t len = std::min(block, n - b);
-    c.check(c.t().cast(c.dev(), dtype_of<T>(), PORTA_F64, len, x.data() + b, tmp.data(), c.stream));
+    c.run(c.table->cast, dtype_of<T>(), PORTA_F64, len, x.data() + b, tmp.data(), c.stream);
     if (chunks == 1) break;
     const std::int64_t rows = len / kReduceChunk, tail = len % kReduceChunk;
     double* p = partial.data() + b / kReduceChunk;
-    if (rows > 0)
-      c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, rows, kReduceChunk, 1, tmp.data(), p, c.stream));
+    if (rows > 0) c.run(c.table->reduce, PORTA_REDUCE_SUM, PORTA_F64, rows, kReduceChunk, 1, tmp.data(), p, c.stream);
     if (tail > 0)
-      c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, 1, tail, 1, tmp.data() + rows * kReduceChunk, p + rows,
-                           c.stream));
+      c.run(c.table->reduce, PORTA_REDUCE_SUM, PORTA_F64, 1, tail, 1, tmp.data() + rows * kReduceChunk, p + rows,
+            c.stream);
   }
   const double* last = chunks == 1 ? tmp.data() : partial.data();
   const std::int64_t last_n = chunks == 1 ? n : chunks;
-  return read_device_scalar<double>(c, [&](double* y) {
-    c.check(c.t().reduce(c.dev(), PORTA_REDUCE_SUM, PORTA_F64, 1, last_n, 1, last, y, c.stream));
-  });
+  return read_device_scalar<double>(
+      c, [&](double* y) { c.run(c.table->reduce, PORTA_REDUCE_SUM, PORTA_F64, 1, last_n, 1, last, y, c.stream); });
 }
 
 }  // namespace
@@ -170,7 +168,7 @@ double mean(const Array<T>& x, const Stream& stream) {
     return static_cast<double>(detail::canonical_nan(static_cast<T>(s / static_cast<T>(n))));
   } else {
     const Device dev = detail::check_args(fn, {detail::arg_strided("x", x)});
-    const detail::Call c = detail::make_call(fn, dev, stream);
+    const detail::BackendCall c = detail::make_call(fn, dev, stream);
     Array<T> hold;
     return detail::integer_sum_as_double(c, detail::contiguous_input(x, hold, stream), stream) / static_cast<double>(n);
   }
@@ -185,11 +183,10 @@ T dot(const Array<T>& x_in, const Array<T>& y_in, const Stream& stream) {
   Array<T> hx, hy;
   const Array<T>& x = detail::contiguous_input(x_in, hx, stream);
   const Array<T>& y = detail::contiguous_input(y_in, hy, stream);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (x.size() == 0) return T(0);
-  const T r = detail::read_device_scalar<T>(c, [&](T* out) {
-    c.check(c.t().dot(c.dev(), detail::dtype_of<T>(), x.size(), x.data(), y.data(), out, c.stream));
-  });
+  const T r = detail::read_device_scalar<T>(
+      c, [&](T* out) { c.run(c.table->dot, detail::dtype_of<T>(), x.size(), x.data(), y.data(), out, c.stream); });
   return detail::canonical_nan(r);
 }
 

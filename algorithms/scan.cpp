@@ -42,11 +42,11 @@ Array<T> scan(const char* fn, const Array<T>& x_in, bool whole, int axis, ScanOp
     n = x.dim(ax);
     shape = x.shape();
   }
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<T> out = new_output<T>(fn, shape, dev, stream);
   if (out.size() == 0) return out;
-  c.check(c.t().scan(c.dev(), scan_op(op), dtype_of<T>(), exclusive ? PORTA_SCAN_EXCLUSIVE : 0u, outer, n, inner,
-                     x.data(), out.data(), c.stream));
+  c.run(c.table->scan, scan_op(op), dtype_of<T>(), exclusive ? PORTA_SCAN_EXCLUSIVE : 0u, outer, n, inner, x.data(),
+        out.data(), c.stream);
   return out;
 }
 

@@ -16,9 +16,10 @@ namespace {
 // Stream-ordered device scratch, freed on the call's stream (an Array would be freed on the
 // default stream: a barrier against every other stream).
 struct Scratch {
-  const Call& c;
+  const BackendCall& c;
   void* p;
-  Scratch(const Call& call, std::size_t bytes) : c(call), p(device_alloc(call.device, bytes, call.stream, call.fn)) {}
+  Scratch(const BackendCall& call, std::size_t bytes)
+      : c(call), p(device_alloc(call.device, bytes, call.stream, call.fn)) {}
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   ~Scratch() { device_free(c.device, p, c.stream); }
@@ -46,25 +47,24 @@ std::uint32_t sort_flags(SortOrder order) {
 
 // keys -> keys_out, and values -> values_out when V is not void.
 template <class K, class V>
-void sort_entry(const Call& c, std::int64_t n, const K* keys, K* keys_out, const V* values, V* values_out,
+void sort_entry(const BackendCall& c, std::int64_t n, const K* keys, K* keys_out, const V* values, V* values_out,
                 SortOrder order) {
   porta_dtype vdt = PORTA_I64;
   if constexpr (!std::is_void_v<V>) vdt = dtype_of<V>();
-  c.check(c.t().sort(c.dev(), dtype_of<K>(), n, keys, keys_out, vdt, values, values_out, sort_flags(order), c.stream));
+  c.run(c.table->sort, dtype_of<K>(), n, keys, keys_out, vdt, values, values_out, sort_flags(order), c.stream);
 }
 
 template <class T>
 std::int64_t arg_full(porta_arg_op op, const char* fn, const Array<T>& x, const Stream& stream) {
   const Device dev = check_args(fn, {arg("x", x)});
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   const std::int64_t n = x.size();
   if (n == 0)
     throw_invalid(fn, (std::string("the array is empty (") + (op == PORTA_ARG_MAX ? "argmax" : "argmin") +
                        " of no elements is undefined)")
                           .c_str());
-  return read_device_scalar<std::int64_t>(c, [&](std::int64_t* y) {
-    c.check(c.t().argreduce(c.dev(), op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream));
-  });
+  return read_device_scalar<std::int64_t>(
+      c, [&](std::int64_t* y) { c.run(c.table->argreduce, op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream); });
 }
 
 template <class T>
@@ -75,10 +75,10 @@ Array<std::int64_t> arg_axis(porta_arg_op op, const char* fn, const Array<T>& x,
     throw_invalid(fn, ("cannot reduce the empty axis " + std::to_string(axis) + " of a " + x.shape().to_string() +
                        " array (" + (op == PORTA_ARG_MAX ? "argmax" : "argmin") + " of no elements is undefined)")
                           .c_str());
-  const Call c = make_call(fn, dev, stream);
+  const BackendCall c = make_call(fn, dev, stream);
   Array<std::int64_t> out = new_output<std::int64_t>(fn, a.result, dev, stream);
   if (a.outer * a.inner == 0) return out;
-  c.check(c.t().argreduce(c.dev(), op, dtype_of<T>(), a.outer, a.n, a.inner, x.data(), out.data(), c.stream));
+  c.run(c.table->argreduce, op, dtype_of<T>(), a.outer, a.n, a.inner, x.data(), out.data(), c.stream);
   return out;
 }
 
@@ -92,7 +92,7 @@ Array<T> sort(const Array<T>& x, SortOrder order, const Stream& stream) {
   const detail::ArgRef rx = detail::arg("x", x);
   const Device dev = detail::check_args(fn, {rx});
   detail::check_1d(fn, rx);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   Array<T> out = detail::new_output<T>(fn, x.shape(), dev, stream);
   if (x.size() > 0) detail::sort_entry<T, void>(c, x.size(), x.data(), out.data(), nullptr, nullptr, order);
   return out;
@@ -105,7 +105,7 @@ Array<std::int64_t> argsort(const Array<T>& x, SortOrder order, const Stream& st
   const detail::ArgRef rx = detail::arg("x", x);
   const Device dev = detail::check_args(fn, {rx});
   detail::check_1d(fn, rx);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   const std::int64_t n = x.size();
   Array<std::int64_t> out = detail::new_output<std::int64_t>(fn, x.shape(), dev, stream);
   if (n == 0) return out;
@@ -113,8 +113,8 @@ Array<std::int64_t> argsort(const Array<T>& x, SortOrder order, const Stream& st
   const std::size_t index_bytes = detail::checked_bytes(n, sizeof(std::int64_t), fn);
   detail::Scratch index(c, index_bytes);
   detail::Scratch keys(c, detail::checked_bytes(n, sizeof(T), fn));
-  c.check(c.t().iota(c.dev(), PORTA_I64, n, detail::to_scalar<std::int64_t>(0), detail::to_scalar<std::int64_t>(1),
-                     index.p, c.stream));
+  c.run(c.table->iota, PORTA_I64, n, detail::to_scalar<std::int64_t>(0), detail::to_scalar<std::int64_t>(1), index.p,
+        c.stream);
   detail::sort_entry<T, std::int64_t>(c, n, x.data(), static_cast<T*>(keys.p), static_cast<std::int64_t*>(index.p),
                                       out.data(), order);
   return out;
@@ -129,7 +129,7 @@ std::pair<Array<K>, Array<V>> sort_by_key(const Array<K>& keys, const Array<V>& 
   const Device dev = detail::check_args(fn, {rk, rv});
   detail::check_1d(fn, rk);
   if (keys.shape() != values.shape()) detail::throw_shapes_differ(fn, rk, rv);
-  const detail::Call c = detail::make_call(fn, dev, stream);
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
   std::pair<Array<K>, Array<V>> out{detail::new_output<K>(fn, keys.shape(), dev, stream),
                                     detail::new_output<V>(fn, values.shape(), dev, stream)};
   if (keys.size() > 0)
