@@ -63,9 +63,9 @@ PORTA_HOST_DEVICE inline R with_binary_op(porta_binary_op op, R invalid, F&& f) 
     case PORTA_BINARY_DIV:
       return f(DivOp{});
     case PORTA_BINARY_MIN:
-      return f(MinimumOp{});
+      return f(MinOp{});
     case PORTA_BINARY_MAX:
-      return f(MaximumOp{});
+      return f(MaxOp{});
     case PORTA_BINARY_POW:
       return f(PowOp{});
     case PORTA_BINARY_RELU_GRAD:

@@ -120,7 +120,7 @@ PORTA_HOST_DEVICE inline T atomic_min(T* address, detail::atomic_value_t<T> valu
 #if PORTA_DEVICE_PASS
   if constexpr (std::is_same_v<T, std::int32_t>) return atomicMin(address, value);
 #endif
-  return detail::atomic_cas_loop(address, value, detail::MinimumOp{});
+  return detail::atomic_cas_loop(address, value, detail::MinOp{});
 }
 
 // *address = porta's max(*address, value), atomically; returns the old value.
@@ -131,7 +131,7 @@ PORTA_HOST_DEVICE inline T atomic_max(T* address, detail::atomic_value_t<T> valu
 #if PORTA_DEVICE_PASS
   if constexpr (std::is_same_v<T, std::int32_t>) return atomicMax(address, value);
 #endif
-  return detail::atomic_cas_loop(address, value, detail::MaximumOp{});
+  return detail::atomic_cas_loop(address, value, detail::MaxOp{});
 }
 
 }  // namespace porta

@@ -90,8 +90,11 @@ PORTA_HOST_DEVICE inline T min_op(T a, T b) {
   }
 }
 
-// Reduction combiners with their identities. sum's identity is -0.0, the exact identity of IEEE
-// addition (x + -0.0 == x for every x, +0.0 included), so padding lanes never change a bit.
+// Reduction combiners with their identities (what the canonical order pads with). sum's identity
+// is -0.0, the exact identity of IEEE addition (x + -0.0 == x for every x, +0.0 included), so
+// padding lanes never change a bit. The reduction and the elementwise binary op of max and of min
+// are one functor each, MaxOp and MinOp; sum and prod are AddOp and MulOp elementwise (below),
+// the same arithmetic under the binary operation's name.
 struct SumOp {
   template <class T>
   PORTA_HOST_DEVICE static T identity() {
@@ -288,18 +291,8 @@ struct DivOp {
     }
   }
 };
-struct MinimumOp {
-  template <class T>
-  PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return min_op(a, b);
-  }
-};
-struct MaximumOp {
-  template <class T>
-  PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return max_op(a, b);
-  }
-};
+// Elementwise minimum and maximum: MinOp and MaxOp (the reduction combiners above).
+
 struct PowOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
