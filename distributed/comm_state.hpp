@@ -90,6 +90,7 @@ struct RequestState {
 // pending one as a mismatch instead of pairing with it.
 Call start(const CommState& st, CallKind kind, const char* fn);
 
+// distributed::Op as the ABI's reduction op.
 porta_reduce_op to_abi(distributed::Op op);
 
 // Each call picks a route for the arrays' device:
