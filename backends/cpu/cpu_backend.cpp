@@ -35,11 +35,6 @@ porta_status check_device(int dev, const char* fn) noexcept {
   return set_error(PORTA_ERR_INVALID, "%s: the cpu backend has one device (index 0), not %d", fn, dev);
 }
 
-porta_status check_count(std::int64_t n, const char* fn) noexcept {
-  if (n >= 0) return PORTA_OK;
-  return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
-}
-
 namespace {
 
 // ---- device -------------------------------------------------------------------------------------

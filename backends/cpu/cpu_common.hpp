@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "backends/common/backend_error.hpp"
+#include "backends/common/checks.hpp"
 #include "porta/abi/backend_v1.h"
 
 #if defined(_OPENMP)
@@ -35,7 +36,8 @@ using backend::last_error;
 using backend::set_error;
 
 porta_status check_device(int dev, const char* fn) noexcept;
-porta_status check_count(std::int64_t n, const char* fn) noexcept;
+// The argument checks every backend shares, one message per mistake.
+namespace check = backend::check;
 // Enum arguments are read through their bytes (backends/common/backend_error.hpp says why).
 using backend::in_range;
 using backend::raw_enum;

@@ -174,13 +174,6 @@ bool blas_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
 }
 #endif
 
-// Rows x cols matrix with row stride ld: the last element must be addressable.
-bool extent_ok(std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-  if (rows == 0 || cols == 0) return true;
-  std::int64_t last = 0;
-  return !__builtin_mul_overflow(rows - 1, ld, &last) && !__builtin_add_overflow(last, cols, &last);
-}
-
 }  // namespace
 
 porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -188,24 +181,9 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
                   porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t flags, porta_stream) noexcept {
   constexpr const char* fn = "gemm";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
-  const bool ta = trans_a != 0, tb = trans_b != 0;
-  const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
-  const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;
-  if (m < 0 || n < 0 || k < 0)
-    return set_error(PORTA_ERR_INVALID, "%s: negative size (m=%lld, n=%lld, k=%lld)", fn, static_cast<long long>(m),
-                     static_cast<long long>(n), static_cast<long long>(k));
-  if (lda < a_cols || ldb < b_cols || ldc < n)
-    return set_error(PORTA_ERR_INVALID,
-                     "%s: leading dimension too small (lda=%lld for %lld columns, ldb=%lld for %lld, "
-                     "ldc=%lld for %lld)",
-                     fn, static_cast<long long>(lda), static_cast<long long>(a_cols), static_cast<long long>(ldb),
-                     static_cast<long long>(b_cols), static_cast<long long>(ldc), static_cast<long long>(n));
-  if (!extent_ok(a_rows, a_cols, lda) || !extent_ok(b_rows, b_cols, ldb) || !extent_ok(m, n, ldc))
-    return set_error(PORTA_ERR_INVALID, "%s: matrix extent overflows 64-bit indexing", fn);
+  if (porta_status st = check::gemm(dt, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc); st != PORTA_OK) return st;
   if (m == 0 || n == 0) return PORTA_OK;
-  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr)))
-    return set_error(PORTA_ERR_INVALID, "%s: NULL matrix", fn);
+  const bool ta = trans_a != 0, tb = trans_b != 0;
   PORTA_CPU_TRY
   // Matrix-vector shapes are memory-bound: porta's kernel streams the matrix as fast as BLAS does,
   // on porta's own threads, with no BLAS call to hand over to another pool.

@@ -7,14 +7,11 @@
 #include <vector>
 
 #include "backends/common/compare_ops.hpp"
-#include "backends/common/index_checks.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
 
 namespace porta::detail::cpu {
 namespace {
-
-namespace check = backend::index_check;
 
 // Elements are moved as raw 4- or 8-byte words: a copy never changes a bit (NaN payloads, -0.0).
 template <class F>

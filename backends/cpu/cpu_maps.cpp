@@ -26,10 +26,7 @@ namespace {
 
 porta_status check_map(int dev, const porta_dtype& dt, std::int64_t n, const void* x, const void* y, const char* fn) {
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
-  if (porta_status st = check_count(n, fn); st != PORTA_OK) return st;
-  if (n > 0 && (x == nullptr || y == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
-  return PORTA_OK;
+  return check::elementwise(dt, n, x, y, fn);
 }
 
 // ---- cast ---------------------------------------------------------------------------------------
@@ -206,14 +203,9 @@ PORTA_MAP_CLONES void iota_range(T start, T step, T* y, std::int64_t lo, std::in
 // pow, which goes through libm per element.
 template <class F>
 porta_status with_binary_op(const porta_binary_op& op, const char* fn, F&& f) {
-  if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
-    return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
+  if (porta_status st = check::binary_op(op, fn); st != PORTA_OK) return st;
   return backend::with_binary_op(op, PORTA_ERR_INVALID,
                                  [&](auto o) { return f(o, std::is_same_v<decltype(o), PowOp>); });
-}
-
-bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) {
-  return __builtin_mul_overflow(a, b, out);
 }
 
 }  // namespace
@@ -296,8 +288,8 @@ porta_status iota(int dev, porta_dtype dt, std::int64_t n, porta_scalar start, p
 
 porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, const void* x, void* y,
                   porta_stream) noexcept {
-  if (porta_status st = check_map(dev, from, n, x, y, "cast"); st != PORTA_OK) return st;
-  if (!valid_dtype(to)) return unknown_dtype("cast", to);
+  if (porta_status st = check_device(dev, "cast"); st != PORTA_OK) return st;
+  if (porta_status st = check::cast(from, to, n, x, y); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   const std::size_t sf = dtype_size(from), st = dtype_size(to);
   if (from == to) {
@@ -336,9 +328,8 @@ porta_status cast(int dev, porta_dtype from, porta_dtype to, std::int64_t n, con
 
 porta_status unary(int dev, porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, void* y,
                    porta_stream) noexcept {
-  if (porta_status st = check_map(dev, dt, n, x, y, "unary"); st != PORTA_OK) return st;
-  if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
-    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
+  if (porta_status st = check_device(dev, "unary"); st != PORTA_OK) return st;
+  if (porta_status st = check::unary(op, dt, n, x, y); st != PORTA_OK) return st;
   // Float and double transcendentals are porta's own functions, vectorised (cpu_math.cpp).
   if (math_handles(op, dt)) return math_unary(op, dt, n, x, y);
   return backend::with_unary_op(op, PORTA_ERR_INVALID, [&](auto o) {
@@ -356,12 +347,7 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
   constexpr const char* fn = "binary";
   std::int64_t n = 0;
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
-  if (rows < 0 || cols < 0 || mul_overflows(rows, cols, &n))
-    return set_error(PORTA_ERR_INVALID, "%s: bad shape %lld x %lld", fn, static_cast<long long>(rows),
-                     static_cast<long long>(cols));
-  if (n > 0 && (a == nullptr || b == nullptr || y == nullptr))
-    return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
+  if (porta_status st = check::binary(op, dt, rows, cols, a, b, y, &n); st != PORTA_OK) return st;
   return with_binary_op(op, fn, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
@@ -378,7 +364,8 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
 porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int64_t n, const void* x,
                            porta_scalar value, int scalar_first, void* y, porta_stream) noexcept {
   constexpr const char* fn = "binary_scalar";
-  if (porta_status st = check_map(dev, dt, n, x, y, fn); st != PORTA_OK) return st;
+  if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
+  if (porta_status st = check::binary_scalar(op, dt, n, x, y); st != PORTA_OK) return st;
   return with_binary_op(op, fn, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;

@@ -318,7 +318,7 @@ porta_status map_program(int dev, porta_dtype dt, std::int64_t n, const porta_pr
                          const void* const* inputs, std::int32_t ninputs, void* y, porta_stream) noexcept {
   constexpr const char* fn = "map_program";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (porta_status st = backend::check::map_program(dt, n, ops, nops, inputs, ninputs, y); st != PORTA_OK) return st;
+  if (porta_status st = check::map_program(dt, n, ops, nops, inputs, ninputs, y); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   PORTA_CPU_TRY
   const bool known = with_dtype(dt, [&](auto tag) {

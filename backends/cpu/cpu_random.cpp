@@ -30,7 +30,6 @@
 #define PORTA_RANDOM_AVX2 0
 #endif
 
-#include "backends/common/scan_random_checks.hpp"
 #include "cpu_common.hpp"
 #include "cpu_isa.hpp"
 #include "cpu_kernels.hpp"
@@ -423,7 +422,7 @@ porta_status random(int dev, porta_random_dist dist, porta_dtype dt, std::int64_
                     std::uint64_t stream, std::uint64_t offset, void* y, porta_stream) noexcept {
   constexpr const char* fn = "random";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (porta_status st = backend::check::random(dist, dt, n, y); st != PORTA_OK) return st;
+  if (porta_status st = check::random(dist, dt, n, y); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   const bool normal = raw_enum(dist) == PORTA_RANDOM_NORMAL;
   PORTA_CPU_TRY
@@ -440,7 +439,7 @@ porta_status random(int dev, porta_random_dist dist, porta_dtype dt, std::int64_
       }
     }
   });
-  return real ? PORTA_OK : backend::check::random(dist, dt, n, y);
+  return real ? PORTA_OK : check::random(dist, dt, n, y);
   PORTA_CPU_CATCH(fn)
 }
 

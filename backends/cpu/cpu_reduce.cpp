@@ -495,16 +495,8 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
                     const void* x, void* y, porta_stream) noexcept {
   constexpr const char* fn = "reduce";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
-  if (!in_range(raw_enum(op), 0, PORTA_REDUCE_COUNT))
-    return set_error(PORTA_ERR_INVALID, "%s: unknown reduce op %d", fn, raw_enum(op));
-  std::int64_t outputs = 0, total = 0;
-  if (outer < 0 || n < 0 || inner < 0 || __builtin_mul_overflow(outer, inner, &outputs) ||
-      __builtin_mul_overflow(outputs, n, &total))
-    return set_error(PORTA_ERR_INVALID, "%s: bad shape [%lld, %lld, %lld]", fn, static_cast<long long>(outer),
-                     static_cast<long long>(n), static_cast<long long>(inner));
-  if (outputs == 0) return PORTA_OK;
-  if (y == nullptr || (total > 0 && x == nullptr)) return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
+  if (porta_status st = check::reduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
+  if (outer == 0 || inner == 0) return PORTA_OK;
   PORTA_CPU_TRY
   const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
@@ -534,10 +526,7 @@ porta_status dot(int dev, porta_dtype dt, std::int64_t n, const void* x, const v
                  porta_stream) noexcept {
   constexpr const char* fn = "dot";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
-  if (porta_status st = check_count(n, fn); st != PORTA_OK) return st;
-  if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr)))
-    return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
+  if (porta_status st = check::dot(dt, n, x, w, y); st != PORTA_OK) return st;
   PORTA_CPU_TRY
   const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);

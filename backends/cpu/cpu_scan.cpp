@@ -27,7 +27,6 @@
 #define PORTA_SCAN_SSE2 0
 #endif
 
-#include "backends/common/scan_random_checks.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
 #include "porta/detail/ops.hpp"
@@ -414,7 +413,7 @@ porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, std::uint32_t fla
                   std::int64_t inner, const void* x, void* y, porta_stream) noexcept {
   constexpr const char* fn = "scan";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
-  if (porta_status st = backend::check::scan(op, dt, flags, outer, n, inner, x, y); st != PORTA_OK) return st;
+  if (porta_status st = check::scan(op, dt, flags, outer, n, inner, x, y); st != PORTA_OK) return st;
   if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
   const bool exclusive = (flags & PORTA_SCAN_EXCLUSIVE) != 0;
   PORTA_CPU_TRY

@@ -19,7 +19,6 @@
 #include <memory>
 #include <vector>
 
-#include "backends/common/sort_checks.hpp"
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
 #include "porta/detail/sort_key.hpp"
@@ -258,7 +257,7 @@ porta_status sort(int dev, porta_dtype key_dt, std::int64_t n, const void* keys_
                   porta_dtype value_dt, const void* values_in, void* values_out, std::uint32_t flags,
                   porta_stream) noexcept {
   if (porta_status st = check_device(dev, "sort"); st != PORTA_OK) return st;
-  if (porta_status st = backend::check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags);
+  if (porta_status st = check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags);
       st != PORTA_OK)
     return st;
   if (n == 0) return PORTA_OK;
@@ -275,7 +274,7 @@ porta_status sort(int dev, porta_dtype key_dt, std::int64_t n, const void* keys_
 porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
                        const void* x, std::int64_t* y, porta_stream) noexcept {
   if (porta_status st = check_device(dev, "argreduce"); st != PORTA_OK) return st;
-  if (porta_status st = backend::check::argreduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
+  if (porta_status st = check::argreduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
   if (outer * inner == 0) return PORTA_OK;
   PORTA_CPU_TRY
   const bool known = with_dtype(dt, [&](auto tag) {

@@ -13,7 +13,7 @@
 // porta_backend_entry_v1() returning Plugin<V>::table(). Compiled as CUDA or HIP (api.cuh needs it).
 //
 // Rules every entry follows, so that both plugins behave alike under the one ABI:
-// - arguments are checked first (backends/gpu/table_checks.hpp; enums through their bytes);
+// - arguments are checked first, by the checks every backend shares (backends/common/checks.hpp);
 // - the device is validated and made current by a DeviceGuard that restores the caller's device;
 // - nothing throws across the table: bad_alloc becomes PORTA_ERR_OOM, anything else
 //   PORTA_ERR_BACKEND;
@@ -34,19 +34,18 @@
 
 #include "backends/common/abi_entries.hpp"
 #include "backends/common/backend_error.hpp"
-#include "backends/common/index_checks.hpp"
+#include "backends/common/checks.hpp"
 #include "backends/common/program.hpp"
-#include "backends/common/scan_random_checks.hpp"
-#include "backends/common/sort_checks.hpp"
 #include "backends/gpu/collectives.hpp"
 #include "backends/gpu/index_kernels.hpp"
 #include "backends/gpu/kernels.hpp"
 #include "backends/gpu/rtc.hpp"
-#include "backends/gpu/table_checks.hpp"
 #include "porta/abi/backend_v1.h"
 #include "porta/detail/gpu/api.cuh"
 
 namespace porta::detail::gpu {
+
+namespace check = backend::check;
 
 // One T per device of Api, created on first use and kept until exit (a vendor handle destroyed
 // from a static destructor could outlive its runtime). `dev` must have been validated.
@@ -613,6 +612,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   static porta_status cast(int dev, porta_dtype from, porta_dtype to, int64_t n, const void* x, void* y,
                            porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::cast(from, to, n, x, y));
+    PORTA_GPU_CHECK(check::cast_in_one_pass(from, to, n, x, y));
     return run(dev, "cast", "cast", to, [&] { return K::cast(from, to, n, x, y, s); });
   }
 
@@ -625,7 +625,8 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   static porta_status binary(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
                              int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, void* y,
                              porta_stream s) noexcept {
-    PORTA_GPU_CHECK(check::binary(op, dt, rows, cols, a, b, y));
+    int64_t n = 0;
+    PORTA_GPU_CHECK(check::binary(op, dt, rows, cols, a, b, y, &n));
     return run(dev, "binary", "binary map", dt,
                [&] { return K::binary(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
   }
@@ -640,7 +641,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   // Fused expressions (program_kernels.cuh).
   static porta_status map_program(int dev, porta_dtype dt, int64_t n, const porta_program_op* ops, int32_t nops,
                                   const void* const* inputs, int32_t ninputs, void* y, porta_stream s) noexcept {
-    PORTA_GPU_CHECK(backend::check::map_program(dt, n, ops, nops, inputs, ninputs, y));
+    PORTA_GPU_CHECK(check::map_program(dt, n, ops, nops, inputs, ninputs, y));
     return run(dev, "map_program", "fused map", dt,
                [&] { return K::map_program(dt, n, ops, nops, inputs, ninputs, y, s); });
   }
@@ -682,7 +683,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   static porta_status sort(int dev, porta_dtype key_dt, int64_t n, const void* keys_in, void* keys_out,
                            porta_dtype value_dt, const void* values_in, void* values_out, uint32_t flags,
                            porta_stream s) noexcept {
-    PORTA_GPU_CHECK(backend::check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags));
+    PORTA_GPU_CHECK(check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags));
     const int value_bytes = values_in == nullptr ? 0 : static_cast<int>(backend::dtype_size(value_dt));
     return run(dev, "sort", "sort", key_dt, [&] {
       return K::sort(key_dt, n, keys_in, keys_out, value_bytes, values_in, values_out,
@@ -692,7 +693,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
 
   static porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                                 const void* x, int64_t* y, porta_stream s) noexcept {
-    PORTA_GPU_CHECK(backend::check::argreduce(op, dt, outer, n, inner, x, y));
+    PORTA_GPU_CHECK(check::argreduce(op, dt, outer, n, inner, x, y));
     return run(dev, "argreduce", op == PORTA_ARG_MAX ? "argmax" : "argmin", dt,
                [&] { return K::argreduce(op, dt, outer, n, inner, x, y, s); });
   }
@@ -704,7 +705,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                                    const int64_t* src_strides, void* dst, const int64_t* dst_strides,
                                    porta_stream s) noexcept {
     int64_t n = 0;
-    PORTA_GPU_CHECK(backend::index_check::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, &n));
+    PORTA_GPU_CHECK(check::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, &n));
     if (n == 0) return PORTA_OK;
     return run(dev, "copy_strided", "strided copy", dt,
                [&] { return IK::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, s); });
@@ -714,7 +715,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                               int64_t a_rs, int64_t a_cs, const void* b, int64_t b_rs, int64_t b_cs, int32_t* y,
                               porta_stream s) noexcept {
     int64_t n = 0;
-    PORTA_GPU_CHECK(backend::index_check::compare(op, dt, rows, cols, a, b, y, &n));
+    PORTA_GPU_CHECK(check::compare(op, dt, rows, cols, a, b, y, &n));
     if (n == 0) return PORTA_OK;
     return run(dev, "compare", "comparison", dt,
                [&] { return IK::compare(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
@@ -722,7 +723,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
 
   static porta_status where(int dev, porta_dtype dt, int64_t n, const int32_t* mask, const void* a, int64_t a_step,
                             const void* b, int64_t b_step, void* y, porta_stream s) noexcept {
-    PORTA_GPU_CHECK(backend::index_check::where(dt, n, mask, a, a_step, b, b_step, y));
+    PORTA_GPU_CHECK(check::where(dt, n, mask, a, a_step, b, b_step, y));
     if (n == 0) return PORTA_OK;
     return run(dev, "where", "where", dt, [&] { return IK::where(dt, n, mask, a, a_step, b, b_step, y, s); });
   }
@@ -730,7 +731,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   static porta_status take(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x, int64_t m,
                            const int64_t* idx, void* y, porta_stream s) noexcept {
     int64_t rows = 0, total = 0;
-    PORTA_GPU_CHECK(backend::index_check::gather_scatter("take", dt, outer, n, inner, x, m, idx, y, &rows, &total));
+    PORTA_GPU_CHECK(check::gather_scatter("take", dt, outer, n, inner, x, m, idx, y, &rows, &total));
     if (total == 0) return PORTA_OK;
     return run(dev, "take", "take", dt, [&] { return IK::take(dt, outer, n, inner, x, m, idx, y, s); });
   }
@@ -738,7 +739,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   static porta_status scatter(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, void* y, int64_t m,
                               const int64_t* idx, const void* v, porta_stream s) noexcept {
     int64_t rows = 0, total = 0;
-    PORTA_GPU_CHECK(backend::index_check::gather_scatter("scatter", dt, outer, n, inner, y, m, idx, v, &rows, &total));
+    PORTA_GPU_CHECK(check::gather_scatter("scatter", dt, outer, n, inner, y, m, idx, v, &rows, &total));
     if (total == 0 || n == 0) return PORTA_OK;
     return run(dev, "scatter", "scatter", dt, [&] { return IK::scatter(dt, outer, n, inner, y, m, idx, v, s); });
   }
@@ -747,14 +748,14 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
 
   static porta_status random(int dev, porta_random_dist dist, porta_dtype dt, int64_t n, uint64_t seed,
                              uint64_t stream_id, uint64_t offset, void* y, porta_stream s) noexcept {
-    PORTA_GPU_CHECK(backend::check::random(dist, dt, n, y));
+    PORTA_GPU_CHECK(check::random(dist, dt, n, y));
     if (n == 0) return PORTA_OK;
     return run(dev, "random", "random", dt, [&] { return K::random(dist, dt, n, seed, stream_id, offset, y, s); });
   }
 
   static porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, uint32_t flags, int64_t outer, int64_t n,
                            int64_t inner, const void* x, void* y, porta_stream s) noexcept {
-    PORTA_GPU_CHECK(backend::check::scan(op, dt, flags, outer, n, inner, x, y));
+    PORTA_GPU_CHECK(check::scan(op, dt, flags, outer, n, inner, x, y));
     if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
     return run(dev, "scan", "scan", dt,
                [&] { return K::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s); });

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GPU plugins' argument checks (backends/gpu/table_checks.hpp) run before a device is touched,
-// so they are tested here, on every machine: on a GPU-less CI runner the plugins' entries are
-// never reached through the front end, which validates first.
+// The argument checks every backend shares (backends/common/checks.hpp) run before a device is
+// touched, so they are tested here, on every machine: on a GPU-less CI runner the GPU plugins'
+// entries are never reached through the front end, which validates first.
 #include <cstdint>
 #include <cstring>
 #include <string>
 
-#include "backends/gpu/table_checks.hpp"
+#include "backends/common/checks.hpp"
 #include "support/support.hpp"
 
-namespace check = porta::detail::gpu::check;
+namespace check = porta::detail::backend::check;
 using porta::detail::backend::last_error;
 
 namespace {
@@ -18,7 +18,7 @@ std::string message() {
 }
 }  // namespace
 
-TEST_CASE("GPU table checks accept valid calls and name what is wrong in the others", "[checks]") {
+TEST_CASE("backend checks accept valid calls and name what is wrong in the others", "[checks]") {
   float buf[8] = {};
   const void* x = buf;
   const void* y = buf + 4;
@@ -32,31 +32,37 @@ TEST_CASE("GPU table checks accept valid calls and name what is wrong in the oth
   CHECK(check::elementwise(PORTA_I32, 3, nullptr, y, "axpy") == PORTA_ERR_INVALID);
   CHECK(message() == "axpy: NULL array");
 
-  // cast: overlapping arrays of different element sizes would overwrite unread input
-  CHECK(check::cast(PORTA_F32, PORTA_F64, 2, buf, buf + 2) == PORTA_OK);
-  CHECK(check::cast(PORTA_F32, PORTA_F64, 4, buf, buf + 2) == PORTA_ERR_INVALID);
+  // cast in one pass (the GPUs): overlapping arrays of different element sizes would overwrite
+  // unread input
+  CHECK(check::cast(PORTA_F32, PORTA_F64, 4, buf, buf + 2) == PORTA_OK);
+  CHECK(check::cast(PORTA_F32, static_cast<porta_dtype>(9), 4, buf, buf + 2) == PORTA_ERR_INVALID);
+  CHECK(message() == "cast: unknown dtype 9");
+  CHECK(check::cast_in_one_pass(PORTA_F32, PORTA_F64, 2, buf, buf + 2) == PORTA_OK);
+  CHECK(check::cast_in_one_pass(PORTA_F32, PORTA_F64, 4, buf, buf + 2) == PORTA_ERR_INVALID);
   CHECK(message() == "cast: input and output overlap without being the same array");
-  CHECK(check::cast(PORTA_F32, PORTA_F64, 4, buf, buf) == PORTA_ERR_INVALID);
+  CHECK(check::cast_in_one_pass(PORTA_F32, PORTA_F64, 4, buf, buf) == PORTA_ERR_INVALID);
   CHECK(message() == "cast: in place between float32 and float64 (different element sizes)");
-  CHECK(check::cast(PORTA_F32, PORTA_I32, 4, buf, buf) == PORTA_OK);
+  CHECK(check::cast_in_one_pass(PORTA_F32, PORTA_I32, 4, buf, buf) == PORTA_OK);
 
   CHECK(check::unary(PORTA_UNARY_EXP, PORTA_F32, 4, x, y) == PORTA_OK);
   CHECK(check::unary(static_cast<porta_unary_op>(PORTA_UNARY_COUNT), PORTA_F32, 4, x, y) == PORTA_ERR_INVALID);
   CHECK(message().rfind("unary: unknown unary op", 0) == 0);
 
-  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, 2, 3, x, x, y) == PORTA_OK);
-  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, -2, 3, x, x, y) == PORTA_ERR_INVALID);
+  std::int64_t n = 0;
+  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, 2, 3, x, x, y, &n) == PORTA_OK);
+  CHECK(n == 6);
+  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, -2, 3, x, x, y, &n) == PORTA_ERR_INVALID);
   CHECK(message() == "binary: bad shape -2 x 3");
-  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, std::int64_t(1) << 40, std::int64_t(1) << 40, x, x, y) ==
+  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, std::int64_t(1) << 40, std::int64_t(1) << 40, x, x, y, &n) ==
         PORTA_ERR_INVALID);  // rows * cols overflows
-  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, 2, 3, x, nullptr, y) == PORTA_ERR_INVALID);
+  CHECK(check::binary(PORTA_BINARY_ADD, PORTA_F32, 2, 3, x, nullptr, y, &n) == PORTA_ERR_INVALID);
   CHECK(check::binary_scalar(static_cast<porta_binary_op>(-1), PORTA_F32, 4, x, y) == PORTA_ERR_INVALID);
 
   CHECK(check::reduce(PORTA_REDUCE_SUM, PORTA_F64, 2, 5, 3, x, y) == PORTA_OK);
   CHECK(check::reduce(PORTA_REDUCE_SUM, PORTA_F64, 2, 0, 3, nullptr, y) == PORTA_OK);  // empty rows: identities
   CHECK(check::reduce(PORTA_REDUCE_SUM, PORTA_F64, 2, 5, 3, nullptr, y) == PORTA_ERR_INVALID);
   CHECK(check::reduce(static_cast<porta_reduce_op>(99), PORTA_F64, 1, 1, 1, x, y) == PORTA_ERR_INVALID);
-  CHECK(message() == "reduce: unknown reduction 99");
+  CHECK(message() == "reduce: unknown reduce op 99");
   CHECK(check::dot(PORTA_F32, 4, x, x, y) == PORTA_OK);
   CHECK(check::dot(PORTA_F32, 4, x, x, nullptr) == PORTA_ERR_INVALID);
 
@@ -64,14 +70,14 @@ TEST_CASE("GPU table checks accept valid calls and name what is wrong in the oth
   CHECK(check::gemm(PORTA_F32, 0, 0, 2, 3, 4, x, 4, x, 3, y, 3) == PORTA_OK);
   CHECK(check::gemm(PORTA_F32, 1, 1, 2, 3, 4, x, 2, x, 4, y, 3) == PORTA_OK);
   CHECK(check::gemm(PORTA_F32, 0, 0, 2, 3, 4, x, 3, x, 3, y, 3) == PORTA_ERR_INVALID);
-  CHECK(message() == "gemm: leading dimension too small (lda 3, ldb 3, ldc 3)");
+  CHECK(message() == "gemm: leading dimension too small (lda 3 for 4 columns, ldb 3 for 3, ldc 3 for 3)");
   CHECK(check::gemm(PORTA_F32, 0, 0, -1, 3, 4, x, 4, x, 3, y, 3) == PORTA_ERR_INVALID);
   CHECK(check::gemm(PORTA_F32, 0, 0, 0, 3, 4, nullptr, 4, nullptr, 3, nullptr, 3) == PORTA_OK);  // empty C
   CHECK(check::gemm(PORTA_F32, 0, 0, 2, 3, 4, x, 4, nullptr, 3, y, 3) == PORTA_ERR_INVALID);
   CHECK(message() == "gemm: NULL array");
 }
 
-TEST_CASE("GPU table checks read enum arguments through their bytes", "[checks]") {
+TEST_CASE("backend checks read enum arguments through their bytes", "[checks]") {
   // What a C caller can pass: any int in an enum parameter. Built through memcpy, as a C caller's
   // bytes arrive, so that this test itself never loads an out-of-range enum.
   float buf[4] = {};

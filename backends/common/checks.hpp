@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+// The argument checks of every algorithm entry of the backend table, shared by the CPU backend
+// (backends/cpu/) and the GPU plugins (backends/gpu/plugin.hpp), so that every backend rejects the
+// same calls with the same message: one message per mistake, spelt once, here. (map_program's check
+// lives with the program format it checks, backends/common/program.hpp.)
+//
+// Each check returns PORTA_OK or an error status with the message set (backend_error.hpp), and
+// looks at nothing but its arguments: a backend calls it before it touches a device. Where a
+// check computes an element count, it hands it back through an out-parameter. Every enum argument
+// is read through its bytes before it is trusted (raw_enum.hpp says why). Plain C++.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/common/backend_error.hpp"
+#include "backends/common/dtype.hpp"
+#include "porta/abi/backend_v1.h"
+
+namespace porta::detail::backend::check {
+
+// ---- the pieces every entry checks --------------------------------------------------------------
+
+inline porta_status dtype(const porta_dtype& dt, const char* fn) noexcept {
+  if (!valid_dtype(dt)) return unknown_dtype(fn, dt);
+  return PORTA_OK;
+}
+
+inline porta_status count(std::int64_t n, const char* fn) noexcept {
+  if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
+  return PORTA_OK;
+}
+
+inline porta_status null_array(const char* fn) noexcept {
+  return set_error(PORTA_ERR_INVALID, "%s: NULL array", fn);
+}
+
+inline porta_status pointers(std::int64_t n, const void* x, const void* y, const char* fn) noexcept {
+  if (n > 0 && (x == nullptr || y == nullptr)) return null_array(fn);
+  return PORTA_OK;
+}
+
+// rows x cols into *n when both are >= 0 and the product fits in an int64.
+inline porta_status shape(std::int64_t rows, std::int64_t cols, std::int64_t* n, const char* fn) noexcept {
+  if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, n))
+    return set_error(PORTA_ERR_INVALID, "%s: bad shape %lld x %lld", fn, static_cast<long long>(rows),
+                     static_cast<long long>(cols));
+  return PORTA_OK;
+}
+
+// [outer, n, inner], an array reduced or scanned along its middle axis: *lines = outer * inner
+// (the outputs of a reduction), *total = lines * n (the elements).
+inline porta_status shape(std::int64_t outer, std::int64_t n, std::int64_t inner, std::int64_t* lines,
+                          std::int64_t* total, const char* fn) noexcept {
+  if (outer < 0 || n < 0 || inner < 0 || __builtin_mul_overflow(outer, inner, lines) ||
+      __builtin_mul_overflow(*lines, n, total))
+    return set_error(PORTA_ERR_INVALID, "%s: bad shape [%lld, %lld, %lld]", fn, static_cast<long long>(outer),
+                     static_cast<long long>(n), static_cast<long long>(inner));
+  return PORTA_OK;
+}
+
+inline bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) noexcept {
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+// ---- maps ---------------------------------------------------------------------------------------
+
+// dtype, count and pointers: what every elementwise entry (fill, iota, axpy, ...) checks.
+inline porta_status elementwise(const porta_dtype& dt, std::int64_t n, const void* x, const void* y,
+                                const char* fn) noexcept {
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
+  return pointers(n, x, y, fn);
+}
+
+// Both dtypes, the count and the pointers. A backend that converts in one pass over the elements
+// (the GPU plugins) also calls cast_in_one_pass; the CPU backend stages an overlapping cast.
+inline porta_status cast(const porta_dtype& from, const porta_dtype& to, std::int64_t n, const void* x,
+                         const void* y) noexcept {
+  if (const porta_status st = dtype(from, "cast"); st != PORTA_OK) return st;
+  return elementwise(to, n, x, y, "cast");
+}
+
+// Elements of different sizes in overlapping memory would overwrite inputs not yet read.
+inline porta_status cast_in_one_pass(const porta_dtype& from, const porta_dtype& to, std::int64_t n, const void* x,
+                                     const void* y) noexcept {
+  if (n > 0 && x != y) {
+    if (overlap(x, static_cast<std::size_t>(n) * dtype_size(from), y, static_cast<std::size_t>(n) * dtype_size(to)))
+      return set_error(PORTA_ERR_INVALID, "cast: input and output overlap without being the same array");
+  } else if (n > 0 && dtype_size(from) != dtype_size(to)) {
+    return set_error(PORTA_ERR_INVALID, "cast: in place between %s and %s (different element sizes)", dtype_name(from),
+                     dtype_name(to));
+  }
+  return PORTA_OK;
+}
+
+inline porta_status unary(const porta_unary_op& op, const porta_dtype& dt, std::int64_t n, const void* x,
+                          const void* y) noexcept {
+  if (const porta_status st = dtype(dt, "unary"); st != PORTA_OK) return st;
+  if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
+  return elementwise(dt, n, x, y, "unary");
+}
+
+inline porta_status binary_op(const porta_binary_op& op, const char* fn) noexcept {
+  if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
+  return PORTA_OK;
+}
+
+// *n: rows * cols, the elements of y.
+inline porta_status binary(const porta_binary_op& op, const porta_dtype& dt, std::int64_t rows, std::int64_t cols,
+                           const void* a, const void* b, const void* y, std::int64_t* n) noexcept {
+  constexpr const char* fn = "binary";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = binary_op(op, fn); st != PORTA_OK) return st;
+  if (const porta_status st = shape(rows, cols, n, fn); st != PORTA_OK) return st;
+  if (*n > 0 && (a == nullptr || b == nullptr || y == nullptr)) return null_array(fn);
+  return PORTA_OK;
+}
+
+inline porta_status binary_scalar(const porta_binary_op& op, const porta_dtype& dt, std::int64_t n, const void* x,
+                                  const void* y) noexcept {
+  constexpr const char* fn = "binary_scalar";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = binary_op(op, fn); st != PORTA_OK) return st;
+  return elementwise(dt, n, x, y, fn);
+}
+
+// ---- reductions ---------------------------------------------------------------------------------
+
+// x viewed as [outer, n, inner] reduced over n into y[outer * inner]; n may be 0 (identities).
+inline porta_status reduce(const porta_reduce_op& op, const porta_dtype& dt, std::int64_t outer, std::int64_t n,
+                           std::int64_t inner, const void* x, const void* y) noexcept {
+  constexpr const char* fn = "reduce";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (!in_range(raw_enum(op), 0, PORTA_REDUCE_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown reduce op %d", fn, raw_enum(op));
+  std::int64_t outputs = 0, total = 0;
+  if (const porta_status st = shape(outer, n, inner, &outputs, &total, fn); st != PORTA_OK) return st;
+  if (outputs > 0 && (y == nullptr || (total > 0 && x == nullptr))) return null_array(fn);
+  return PORTA_OK;
+}
+
+inline porta_status dot(const porta_dtype& dt, std::int64_t n, const void* x, const void* w, const void* y) noexcept {
+  constexpr const char* fn = "dot";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
+  if (y == nullptr || (n > 0 && (x == nullptr || w == nullptr))) return null_array(fn);
+  return PORTA_OK;
+}
+
+inline porta_status argreduce(const porta_arg_op& op, const porta_dtype& dt, std::int64_t outer, std::int64_t n,
+                              std::int64_t inner, const void* x, const void* y) noexcept {
+  constexpr const char* fn = "argreduce";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (!in_range(raw_enum(op), 0, PORTA_ARG_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown arg op %d", fn, raw_enum(op));
+  std::int64_t outputs = 0, total = 0;
+  if (const porta_status st = shape(outer, n, inner, &outputs, &total, fn); st != PORTA_OK) return st;
+  if (outputs > 0 && n == 0)
+    return set_error(PORTA_ERR_INVALID, "%s: an empty axis has no arg%s", fn, op == PORTA_ARG_MAX ? "max" : "min");
+  if (outputs > 0 && (x == nullptr || y == nullptr)) return null_array(fn);
+  return PORTA_OK;
+}
+
+// ---- gemm ---------------------------------------------------------------------------------------
+
+// A rows x cols matrix with row stride ld: its last element must be addressable in 64 bits.
+inline bool matrix_extent_fits(std::int64_t rows, std::int64_t cols, std::int64_t ld) noexcept {
+  if (rows == 0 || cols == 0) return true;
+  std::int64_t last = 0;
+  return !__builtin_mul_overflow(rows - 1, ld, &last) && !__builtin_add_overflow(last, cols, &last);
+}
+
+// Row-major shapes: A is m x k (k x m when transposed), B is k x n (n x k), C is m x n. An empty
+// matrix's leading dimension is not looked at, nor are the pointers when C is empty: the entry
+// has nothing to do.
+inline porta_status gemm(const porta_dtype& dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n,
+                         std::int64_t k, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
+                         const void* c, std::int64_t ldc) noexcept {
+  constexpr const char* fn = "gemm";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (m < 0 || n < 0 || k < 0)
+    return set_error(PORTA_ERR_INVALID, "%s: negative dimension (m %lld, n %lld, k %lld)", fn,
+                     static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k));
+  const std::int64_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
+  const std::int64_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
+  if ((a_rows > 0 && lda < a_cols) || (b_rows > 0 && ldb < b_cols) || (m > 0 && ldc < n))
+    return set_error(PORTA_ERR_INVALID,
+                     "%s: leading dimension too small (lda %lld for %lld columns, ldb %lld for %lld, ldc %lld for "
+                     "%lld)",
+                     fn, static_cast<long long>(lda), static_cast<long long>(a_cols), static_cast<long long>(ldb),
+                     static_cast<long long>(b_cols), static_cast<long long>(ldc), static_cast<long long>(n));
+  if (!matrix_extent_fits(a_rows, a_cols, lda) || !matrix_extent_fits(b_rows, b_cols, ldb) ||
+      !matrix_extent_fits(m, n, ldc))
+    return set_error(PORTA_ERR_INVALID, "%s: matrix extent overflows 64-bit indexing", fn);
+  if (m == 0 || n == 0) return PORTA_OK;
+  if (c == nullptr || (k > 0 && (a == nullptr || b == nullptr))) return null_array(fn);
+  return PORTA_OK;
+}
+
+// ---- views and indexing -------------------------------------------------------------------------
+
+// *n: the number of elements copied.
+inline porta_status copy_strided(const porta_dtype& dt, std::int32_t rank, const std::int64_t* dims, const void* src,
+                                 const std::int64_t* src_strides, const void* dst, const std::int64_t* dst_strides,
+                                 std::int64_t* n) noexcept {
+  constexpr const char* fn = "copy_strided";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (rank < 1 || rank > 4 || dims == nullptr || src_strides == nullptr || dst_strides == nullptr)
+    return set_error(PORTA_ERR_INVALID, "%s: rank %d (1 to 4) or NULL shape or strides", fn, static_cast<int>(rank));
+  *n = 1;
+  for (int i = 0; i < rank; ++i)
+    if (const porta_status st = shape(*n, dims[i], n, fn); st != PORTA_OK) return st;
+  if (*n > 0 && (src == nullptr || dst == nullptr)) return null_array(fn);
+  return PORTA_OK;
+}
+
+// *n: rows * cols, the elements of y.
+inline porta_status compare(const porta_compare_op& op, const porta_dtype& dt, std::int64_t rows, std::int64_t cols,
+                            const void* a, const void* b, const std::int32_t* y, std::int64_t* n) noexcept {
+  constexpr const char* fn = "compare";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (!in_range(raw_enum(op), 0, PORTA_COMPARE_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown comparison %d", fn, raw_enum(op));
+  if (const porta_status st = shape(rows, cols, n, fn); st != PORTA_OK) return st;
+  if (*n > 0 && (a == nullptr || b == nullptr || y == nullptr)) return null_array(fn);
+  return PORTA_OK;
+}
+
+inline porta_status where(const porta_dtype& dt, std::int64_t n, const std::int32_t* mask, const void* a,
+                          std::int64_t a_step, const void* b, std::int64_t b_step, const void* y) noexcept {
+  constexpr const char* fn = "where";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
+  if ((a_step != 0 && a_step != 1) || (b_step != 0 && b_step != 1))
+    return set_error(PORTA_ERR_INVALID, "%s: steps must be 0 or 1 (a_step %lld, b_step %lld)", fn,
+                     static_cast<long long>(a_step), static_cast<long long>(b_step));
+  if (n > 0 && (mask == nullptr || a == nullptr || b == nullptr || y == nullptr)) return null_array(fn);
+  return PORTA_OK;
+}
+
+// take and scatter: x (or y) is [outer, n, inner], the other side [outer, m, inner]. *rows is
+// outer * m, *total the elements of the [outer, m, inner] side.
+inline porta_status gather_scatter(const char* fn, const porta_dtype& dt, std::int64_t outer, std::int64_t n,
+                                   std::int64_t inner, const void* big, std::int64_t m, const std::int64_t* idx,
+                                   const void* small, std::int64_t* rows, std::int64_t* total) noexcept {
+  std::int64_t big_total = 0;
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = shape(outer, m, rows, fn); st != PORTA_OK) return st;
+  if (const porta_status st = shape(*rows, inner, total, fn); st != PORTA_OK) return st;
+  if (const porta_status st = shape(outer, n, &big_total, fn); st != PORTA_OK) return st;
+  if (const porta_status st = shape(big_total, inner, &big_total, fn); st != PORTA_OK) return st;
+  if (*total > 0 && (idx == nullptr || small == nullptr || (big_total > 0 && big == nullptr))) return null_array(fn);
+  return PORTA_OK;
+}
+
+// ---- sorting ------------------------------------------------------------------------------------
+
+// Keys (and values, when values_in is not NULL) go from their input to their output buffer, which
+// must not overlap: every radix sort reads its input while it writes.
+inline porta_status sort(const porta_dtype& key_dt, std::int64_t n, const void* keys_in, const void* keys_out,
+                         const porta_dtype& value_dt, const void* values_in, const void* values_out,
+                         std::uint32_t flags) noexcept {
+  constexpr const char* fn = "sort";
+  if (!valid_dtype(key_dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown key dtype %d", fn, raw_enum(key_dt));
+  if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
+  if ((flags & ~std::uint32_t(PORTA_SORT_DESCENDING)) != 0)
+    return set_error(PORTA_ERR_INVALID, "%s: unknown flags 0x%x", fn, static_cast<unsigned>(flags));
+  if ((values_in == nullptr) != (values_out == nullptr))
+    return set_error(PORTA_ERR_INVALID, "%s: values_in and values_out must both be NULL or both be arrays", fn);
+  if (values_in != nullptr && !valid_dtype(value_dt))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown value dtype %d", fn, raw_enum(value_dt));
+  if (n == 0) return PORTA_OK;
+  if (keys_in == nullptr || keys_out == nullptr) return set_error(PORTA_ERR_INVALID, "%s: NULL key array", fn);
+  const std::size_t elems = static_cast<std::size_t>(n);
+  const std::size_t key_bytes = elems * dtype_size(key_dt);
+  if (overlap(keys_in, key_bytes, keys_out, key_bytes))
+    return set_error(PORTA_ERR_INVALID, "%s: keys_in and keys_out overlap", fn);
+  const std::size_t value_bytes = values_in == nullptr ? 0 : elems * dtype_size(value_dt);
+  if (values_in != nullptr && overlap(values_in, value_bytes, values_out, value_bytes))
+    return set_error(PORTA_ERR_INVALID, "%s: values_in and values_out overlap", fn);
+  return PORTA_OK;
+}
+
+// ---- scans and random numbers -------------------------------------------------------------------
+
+// x viewed as [outer, n, inner] scanned along n into y. An inclusive scan may run in place (y == x);
+// an exclusive one writes y[i + 1] from x[i], so y must not overlap x at all.
+inline porta_status scan(const porta_reduce_op& op, const porta_dtype& dt, std::uint32_t flags, std::int64_t outer,
+                         std::int64_t n, std::int64_t inner, const void* x, const void* y) noexcept {
+  constexpr const char* fn = "scan";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (raw_enum(op) != PORTA_REDUCE_SUM && raw_enum(op) != PORTA_REDUCE_MAX)
+    return set_error(PORTA_ERR_INVALID, "%s: op %d is not a scan op (sum or max)", fn, raw_enum(op));
+  if ((flags & ~std::uint32_t(PORTA_SCAN_EXCLUSIVE)) != 0)
+    return set_error(PORTA_ERR_INVALID, "%s: unknown flags 0x%x", fn, static_cast<unsigned>(flags));
+  std::int64_t lines = 0, total = 0;
+  if (const porta_status st = shape(outer, n, inner, &lines, &total, fn); st != PORTA_OK) return st;
+  if (total == 0) return PORTA_OK;
+  if (x == nullptr || y == nullptr) return null_array(fn);
+  const std::size_t bytes = static_cast<std::size_t>(total) * dtype_size(dt);
+  if (overlap(x, bytes, y, bytes) && ((flags & PORTA_SCAN_EXCLUSIVE) != 0 || x != y))
+    return set_error(PORTA_ERR_INVALID, "%s: x and y overlap (only an inclusive scan may run in place, y == x)", fn);
+  return PORTA_OK;
+}
+
+// Random numbers exist for the floating-point dtypes.
+inline porta_status random(const porta_random_dist& dist, const porta_dtype& dt, std::int64_t n,
+                           const void* y) noexcept {
+  constexpr const char* fn = "random";
+  if (!in_range(raw_enum(dist), 0, PORTA_RANDOM_COUNT))
+    return set_error(PORTA_ERR_INVALID, "%s: unknown distribution %d", fn, raw_enum(dist));
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (!dtype_is_real(dt))
+    return set_error(PORTA_ERR_INVALID, "%s: %s is not a floating-point dtype", fn, dtype_name(dt));
+  if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
+  if (n > 0 && y == nullptr) return null_array(fn);
+  return PORTA_OK;
+}
+
+}  // namespace porta::detail::backend::check
