@@ -2,10 +2,10 @@
 // porta::Stream and porta::Event over the backend table.
 #include <string>
 
-#include "runtime/registry.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
+#include "runtime/registry.hpp"
 
 namespace porta {
 namespace {
