@@ -337,8 +337,9 @@ PluginSearch find_plugin(const std::string& file, const char* symbol,
       if (access(other.c_str(), F_OK) == 0) others += (others.empty() ? "" : ", ") + other;
     }
     if (!others.empty())
-      found.failure += "; not tried: " + others + " (porta loads the first " + file +
-                       " on its search path and does not fall back: fix or remove the one above, or set PORTA_BACKEND_PATH)";
+      found.failure +=
+          "; not tried: " + others + " (porta loads the first " + file +
+          " on its search path and does not fall back: fix or remove the one above, or set PORTA_BACKEND_PATH)";
     return found;
   }
   std::string searched;

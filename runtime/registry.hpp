@@ -38,10 +38,10 @@ const BackendSlot& backend_slot(DeviceType type);
 // fails ends the search: porta never falls back to another build's plugin further down the path
 // (an installed one, say) without a word; the copies it did not try are named in the failure.
 struct PluginSearch {
-  std::string path;         // the accepted plugin; empty when none was
-  std::string failed;       // the copy that was found first and failed; empty when none did
-  std::string failure;      // "<failed>: <why>[; not tried: <path>, ... (the search ...)]"
-  std::string not_found;    // "<file> was not found (searched ...; set PORTA_BACKEND_PATH ...)"
+  std::string path;       // the accepted plugin; empty when none was
+  std::string failed;     // the copy that was found first and failed; empty when none did
+  std::string failure;    // "<failed>: <why>[; not tried: <path>, ... (the search ...)]"
+  std::string not_found;  // "<file> was not found (searched ...; set PORTA_BACKEND_PATH ...)"
 };
 PluginSearch find_plugin(const std::string& file, const char* symbol,
                          const std::function<bool(void* sym, const std::string& path, std::string& why)>& accept);

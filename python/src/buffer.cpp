@@ -72,7 +72,7 @@ extern "C" int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
             PyErr_SetString(PyExc_BufferError, "porta.Array: the array was moved from");
             return -1;
           }
-          if (a.device().is_gpu() || a.device().is_strict()) {
+          if (!a.device().host_accessible()) {
             const std::string msg = "porta.Array on " + a.device().to_string() +
                                     ": the buffer protocol exposes host memory only; use numpy(), "
                                     "__dlpack__ or __cuda_array_interface__";
