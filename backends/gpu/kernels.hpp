@@ -3,7 +3,7 @@
 // vendor header), so a plugin's table code can call them from any translation unit.
 //
 // Layout (ArrayFire's split): this file declares, per dtype, the typed launchers
-// (MapKernels<Api, T>, ReduceKernels<Api, T>, ...) and defines Kernels<Api>, which turns the ABI's
+// (MapKernels<Api, T>, ReduceKernels<Api, T>, ...) and defines KernelDispatch<Api>, which turns the ABI's
 // runtime dtype into T. <family>_kernels.cuh hold the definitions. The build instantiates them
 // for the NativeApi of the compiler that builds them (nvcc: ApiCuda; LANGUAGE HIP: ApiHip), one
 // translation unit per family and dtype so that a build spreads over cores, generated from the
@@ -106,7 +106,7 @@ int launch_typed(porta_dtype dt, F&& f) {
 
 // The ABI's untyped view of the launchers above.
 template <class Api>
-struct Kernels {
+struct KernelDispatch {
   static int fill(porta_dtype dt, std::int64_t n, porta_scalar value, void* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);

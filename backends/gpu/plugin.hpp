@@ -67,7 +67,7 @@ template <class V>
 struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   using Api = typename V::Api;
   using Error = typename Api::Error;
-  using K = Kernels<Api>;
+  using Launch = KernelDispatch<Api>;  // the built-ins, from the ABI's run-time dtype to their launchers
 
   // ---- errors -----------------------------------------------------------------------------------
 
@@ -590,8 +590,8 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
 
   // ---- built-in algorithms: checks, then the shared kernels (kernels.hpp) -------------------------
   // `run` enters the device and maps the launcher's code; `op` names the kernel in messages.
-  template <class Launch>
-  static porta_status run(int dev, const char* fn, const char* op, porta_dtype dt, Launch&& launch) noexcept {
+  template <class F>
+  static porta_status run(int dev, const char* fn, const char* op, porta_dtype dt, F&& launch) noexcept {
     PORTA_GPU_ENTER(dev, fn);
     PORTA_GPU_TRY
     return launched(launch(), op, dt, dev);
@@ -600,26 +600,26 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
 
   static porta_status fill(int dev, porta_dtype dt, int64_t n, porta_scalar value, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::elementwise(dt, n, y, y, "fill"));
-    return run(dev, "fill", "fill", dt, [&] { return K::fill(dt, n, value, y, s); });
+    return run(dev, "fill", "fill", dt, [&] { return Launch::fill(dt, n, value, y, s); });
   }
 
   static porta_status iota(int dev, porta_dtype dt, int64_t n, porta_scalar start, porta_scalar step, void* y,
                            porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::elementwise(dt, n, y, y, "iota"));
-    return run(dev, "iota", "iota", dt, [&] { return K::iota(dt, n, start, step, y, s); });
+    return run(dev, "iota", "iota", dt, [&] { return Launch::iota(dt, n, start, step, y, s); });
   }
 
   static porta_status cast(int dev, porta_dtype from, porta_dtype to, int64_t n, const void* x, void* y,
                            porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::cast(from, to, n, x, y));
     PORTA_GPU_CHECK(check::cast_in_one_pass(from, to, n, x, y));
-    return run(dev, "cast", "cast", to, [&] { return K::cast(from, to, n, x, y, s); });
+    return run(dev, "cast", "cast", to, [&] { return Launch::cast(from, to, n, x, y, s); });
   }
 
   static porta_status unary(int dev, porta_unary_op op, porta_dtype dt, int64_t n, const void* x, void* y,
                             porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::unary(op, dt, n, x, y));
-    return run(dev, "unary", "unary map", dt, [&] { return K::unary(op, dt, n, x, y, s); });
+    return run(dev, "unary", "unary map", dt, [&] { return Launch::unary(op, dt, n, x, y, s); });
   }
 
   static porta_status binary(int dev, porta_binary_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
@@ -628,14 +628,14 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     int64_t n = 0;
     PORTA_GPU_CHECK(check::binary(op, dt, rows, cols, a, b, y, &n));
     return run(dev, "binary", "binary map", dt,
-               [&] { return K::binary(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
+               [&] { return Launch::binary(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
   }
 
   static porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, int64_t n, const void* x,
                                     porta_scalar value, int scalar_first, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::binary_scalar(op, dt, n, x, y));
     return run(dev, "binary_scalar", "binary map", dt,
-               [&] { return K::binary_scalar(op, dt, n, x, value, scalar_first, y, s); });
+               [&] { return Launch::binary_scalar(op, dt, n, x, value, scalar_first, y, s); });
   }
 
   // Fused expressions (program_kernels.cuh).
@@ -643,25 +643,25 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                                   const void* const* inputs, int32_t ninputs, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::map_program(dt, n, ops, nops, inputs, ninputs, y));
     return run(dev, "map_program", "fused map", dt,
-               [&] { return K::map_program(dt, n, ops, nops, inputs, ninputs, y, s); });
+               [&] { return Launch::map_program(dt, n, ops, nops, inputs, ninputs, y, s); });
   }
 
   static porta_status axpy(int dev, porta_dtype dt, int64_t n, porta_scalar alpha, const void* x, void* y,
                            porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::elementwise(dt, n, x, y, "axpy"));
-    return run(dev, "axpy", "axpy", dt, [&] { return K::axpy(dt, n, alpha, x, y, s); });
+    return run(dev, "axpy", "axpy", dt, [&] { return Launch::axpy(dt, n, alpha, x, y, s); });
   }
 
   static porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner,
                              const void* x, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::reduce(op, dt, outer, n, inner, x, y));
-    return run(dev, "reduce", "reduction", dt, [&] { return K::reduce(op, dt, outer, n, inner, x, y, s); });
+    return run(dev, "reduce", "reduction", dt, [&] { return Launch::reduce(op, dt, outer, n, inner, x, y, s); });
   }
 
   static porta_status dot(int dev, porta_dtype dt, int64_t n, const void* x, const void* w, void* y,
                           porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::dot(dt, n, x, w, y));
-    return run(dev, "dot", "dot", dt, [&] { return K::dot(dt, n, x, w, y, s); });
+    return run(dev, "dot", "dot", dt, [&] { return Launch::dot(dt, n, x, w, y, s); });
   }
 
   // The vendor BLAS where V takes the call (float/double, sizes it supports), else porta's kernel.
@@ -675,7 +675,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
       return V::blas_gemm(dev, dt, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, flags, s);
     }
     return run(dev, "gemm", "gemm", dt, [&] {
-      return K::gemm(dt, trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
+      return Launch::gemm(dt, trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
     });
   }
 
@@ -686,8 +686,8 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     PORTA_GPU_CHECK(check::sort(key_dt, n, keys_in, keys_out, value_dt, values_in, values_out, flags));
     const int value_bytes = values_in == nullptr ? 0 : static_cast<int>(backend::dtype_size(value_dt));
     return run(dev, "sort", "sort", key_dt, [&] {
-      return K::sort(key_dt, n, keys_in, keys_out, value_bytes, values_in, values_out,
-                     (flags & PORTA_SORT_DESCENDING) != 0, s);
+      return Launch::sort(key_dt, n, keys_in, keys_out, value_bytes, values_in, values_out,
+                          (flags & PORTA_SORT_DESCENDING) != 0, s);
     });
   }
 
@@ -695,11 +695,11 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                                 const void* x, int64_t* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::argreduce(op, dt, outer, n, inner, x, y));
     return run(dev, "argreduce", op == PORTA_ARG_MAX ? "argmax" : "argmin", dt,
-               [&] { return K::argreduce(op, dt, outer, n, inner, x, y, s); });
+               [&] { return Launch::argreduce(op, dt, outer, n, inner, x, y, s); });
   }
 
   // ---- views, masks, gather and scatter (index_kernels.hpp) ---------------------------------------
-  using IK = IndexDispatch<Api>;
+  using IndexLaunch = IndexDispatch<Api>;
 
   static porta_status copy_strided(int dev, porta_dtype dt, int32_t rank, const int64_t* shape, const void* src,
                                    const int64_t* src_strides, void* dst, const int64_t* dst_strides,
@@ -708,7 +708,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     PORTA_GPU_CHECK(check::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, &n));
     if (n == 0) return PORTA_OK;
     return run(dev, "copy_strided", "strided copy", dt,
-               [&] { return IK::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, s); });
+               [&] { return IndexLaunch::copy_strided(dt, rank, shape, src, src_strides, dst, dst_strides, s); });
   }
 
   static porta_status compare(int dev, porta_compare_op op, porta_dtype dt, int64_t rows, int64_t cols, const void* a,
@@ -718,14 +718,14 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     PORTA_GPU_CHECK(check::compare(op, dt, rows, cols, a, b, y, &n));
     if (n == 0) return PORTA_OK;
     return run(dev, "compare", "comparison", dt,
-               [&] { return IK::compare(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
+               [&] { return IndexLaunch::compare(op, dt, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y, s); });
   }
 
   static porta_status where(int dev, porta_dtype dt, int64_t n, const int32_t* mask, const void* a, int64_t a_step,
                             const void* b, int64_t b_step, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::where(dt, n, mask, a, a_step, b, b_step, y));
     if (n == 0) return PORTA_OK;
-    return run(dev, "where", "where", dt, [&] { return IK::where(dt, n, mask, a, a_step, b, b_step, y, s); });
+    return run(dev, "where", "where", dt, [&] { return IndexLaunch::where(dt, n, mask, a, a_step, b, b_step, y, s); });
   }
 
   static porta_status take(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x, int64_t m,
@@ -733,7 +733,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     int64_t rows = 0, total = 0;
     PORTA_GPU_CHECK(check::gather_scatter("take", dt, outer, n, inner, x, m, idx, y, &rows, &total));
     if (total == 0) return PORTA_OK;
-    return run(dev, "take", "take", dt, [&] { return IK::take(dt, outer, n, inner, x, m, idx, y, s); });
+    return run(dev, "take", "take", dt, [&] { return IndexLaunch::take(dt, outer, n, inner, x, m, idx, y, s); });
   }
 
   static porta_status scatter(int dev, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, void* y, int64_t m,
@@ -741,7 +741,8 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     int64_t rows = 0, total = 0;
     PORTA_GPU_CHECK(check::gather_scatter("scatter", dt, outer, n, inner, y, m, idx, v, &rows, &total));
     if (total == 0 || n == 0) return PORTA_OK;
-    return run(dev, "scatter", "scatter", dt, [&] { return IK::scatter(dt, outer, n, inner, y, m, idx, v, s); });
+    return run(dev, "scatter", "scatter", dt,
+               [&] { return IndexLaunch::scatter(dt, outer, n, inner, y, m, idx, v, s); });
   }
 
   // ---- random numbers and scans (random_kernels.cuh, scan_kernels.cuh) --------------------------
@@ -750,7 +751,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                              uint64_t stream_id, uint64_t offset, void* y, porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::random(dist, dt, n, y));
     if (n == 0) return PORTA_OK;
-    return run(dev, "random", "random", dt, [&] { return K::random(dist, dt, n, seed, stream_id, offset, y, s); });
+    return run(dev, "random", "random", dt, [&] { return Launch::random(dist, dt, n, seed, stream_id, offset, y, s); });
   }
 
   static porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, uint32_t flags, int64_t outer, int64_t n,
@@ -758,7 +759,7 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     PORTA_GPU_CHECK(check::scan(op, dt, flags, outer, n, inner, x, y));
     if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
     return run(dev, "scan", "scan", dt,
-               [&] { return K::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s); });
+               [&] { return Launch::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s); });
   }
 
 #undef PORTA_GPU_CATCH
