@@ -6,7 +6,7 @@
 // a stream is always idle, synchronising is a no-op, and an event is just the time it was
 // recorded. Streams are still distinct objects so that code written for GPUs (one stream per
 // task, events between them) keeps working unchanged and can tell its streams apart.
-#include "cpu_backend.hpp"
+#include "backends/builtin.hpp"
 
 #include <sys/utsname.h>
 
