@@ -145,6 +145,15 @@ void uniform_x4(const __m128i w[4], double* y) {
   put<Nt>(y + 6, _mm_unpackhi_pd(a23, b23));
 }
 
+// Normal values of L consecutive blocks whose Philox words lie lane by lane in words[j][lane]
+// (as the vector generators store them), by the scalar definition.
+template <class T, int L>
+void normal_blocks(const std::uint32_t (&words)[4][L], T* y) {
+  for (int i = 0; i < L; ++i)
+    philox::block_values<T, true>(philox::Words{{words[0][i], words[1][i], words[2][i], words[3][i]}},
+                                  y + i * philox::kPerBlock<T>);
+}
+
 // Blocks [b0, b1) of four at a time, all their values inside y.
 template <class T, bool Normal, bool Nt>
 void fill_x4(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream, std::uint64_t offset, T* y) {
@@ -156,10 +165,7 @@ void fill_x4(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t
     if constexpr (Normal) {
       alignas(16) std::uint32_t words[4][4];
       for (int j = 0; j < 4; ++j) _mm_store_si128(reinterpret_cast<__m128i*>(words[j]), w[j]);
-      for (int i = 0; i < 4; ++i) {
-        philox::block_values<T, true>(philox::Words{{words[0][i], words[1][i], words[2][i], words[3][i]}},
-                                      y + (b + i) * per);
-      }
+      normal_blocks<T>(words, y + b * per);
     } else {
       uniform_x4<Nt>(w, y + b * per);
     }
@@ -357,10 +363,7 @@ PORTA_TARGET_AVX2 void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t s
     if constexpr (Normal) {
       alignas(32) std::uint32_t words[4][8];
       for (int j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(words[j]), w[j]);
-      for (int i = 0; i < 8; ++i) {
-        philox::block_values<T, true>(philox::Words{{words[0][i], words[1][i], words[2][i], words[3][i]}},
-                                      y + (b + i) * per);
-      }
+      normal_blocks<T>(words, y + b * per);
     } else {
       uniform_x8<Nt>(w, y + b * per);
     }
