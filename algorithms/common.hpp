@@ -179,7 +179,11 @@ inline AxisSplit split_axis(const char* fn, const Shape& shape, int axis) {
 
 }  // namespace porta::detail
 
-// Explicit instantiation for the four dtypes of the ABI.
+// The front end's instantiations: every type of porta/abi/dtypes.inc (macros cannot read that list
+// here; cast<To, From> in map.cpp and sort_by_key's value types in sort.cpp list the pairs too).
+static_assert(PORTA_DTYPE_COUNT == 4,
+              "a new dtype: add it to PORTA_FOR_EACH_DTYPE and to the pair lists of "
+              "cast (map.cpp) and sort_by_key (sort.cpp)");
 #define PORTA_FOR_EACH_DTYPE(X) \
   X(float)                      \
   X(double)                     \

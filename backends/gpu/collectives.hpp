@@ -227,6 +227,8 @@ struct Collectives {
   }
 
   static bool data_type(porta_dtype dt, nccl::DataType* out) noexcept {
+    // The default arm is for values outside the list, which C callers can pass.
+    static_assert(PORTA_DTYPE_COUNT == 4, "a new dtype (dtypes.inc): give it its NCCL type here");
     switch (backend::raw_enum(dt)) {
       case PORTA_F32:
         *out = nccl::kFloat32;

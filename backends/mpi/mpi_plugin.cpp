@@ -82,6 +82,8 @@ std::int64_t max_count() {
 // ---- dtypes and ops ---------------------------------------------------------------------------
 
 porta_status check_dtype(const char* entry, porta_dtype dt, MPI_Datatype* out, std::size_t* bytes) {
+  // The default arm is for values outside the list, which C callers can pass.
+  static_assert(PORTA_DTYPE_COUNT == 4, "a new dtype (dtypes.inc): give it its MPI type here and in user_op");
   switch (raw_enum(dt)) {
     case PORTA_F32:
       *out = MPI_FLOAT;

@@ -73,6 +73,7 @@ constexpr const char* scalar_type() {
   } else if constexpr (std::is_same_v<T, std::int32_t>) {
     return "int";
   } else {
+    static_assert(std::is_same_v<T, std::int64_t>, "a new dtype (dtypes.inc): give it its run-time kernel type here");
     return "long long";
   }
 }
@@ -85,6 +86,7 @@ constexpr const char* view_type() {
   } else if constexpr (std::is_same_v<T, std::int32_t>) {
     return Const ? "porta::rtc::View<const int>" : "porta::rtc::View<int>";
   } else {
+    static_assert(std::is_same_v<T, std::int64_t>, "a new dtype (dtypes.inc): give it its run-time kernel type here");
     return Const ? "porta::rtc::View<const long long>" : "porta::rtc::View<long long>";
   }
 }

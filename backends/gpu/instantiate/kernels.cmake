@@ -16,6 +16,8 @@ set(PORTA_GPU_REAL_KERNEL_FAMILIES random)
 # PORTA_DTYPES: the dtypes' names (f32, ...), in the list's order; PORTA_REAL_DTYPES: those of kind
 # real; PORTA_DTYPE_CTYPE_<name>: the C type.
 file(STRINGS ${PROJECT_SOURCE_DIR}/include/porta/abi/dtypes.inc _porta_dtype_lines REGEX "^PORTA_DTYPE\\(")
+# A build folder re-runs CMake when the list changes, so a new dtype gets its translation units.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/porta/abi/dtypes.inc)
 set(PORTA_DTYPES "")
 set(PORTA_REAL_DTYPES "")
 foreach(_line IN LISTS _porta_dtype_lines)

@@ -60,6 +60,16 @@ typedef enum porta_dtype {
 #undef PORTA_DTYPE
 } porta_dtype;
 
+/* How many dtypes dtypes.inc lists. The code that keeps a list of the C++ types by hand (the front
+ * end's instantiations, the NCCL and MPI type maps, run-time kernels' type names) asserts it, so a
+ * new line in dtypes.inc stops the build there instead of leaving the new type out in silence. */
+enum {
+  PORTA_DTYPE_COUNT = 0
+#define PORTA_DTYPE(...) +1
+#include "dtypes.inc"
+#undef PORTA_DTYPE
+};
+
 /* A scalar passed by value from the host; the member used is the one of the call's dtype:
  * float f32, double f64, int32_t i32, int64_t i64, ... (dtypes.inc). */
 typedef union porta_scalar {

@@ -16,36 +16,35 @@ namespace porta {
 class Stream;
 namespace detail {
 
+// The C++ type of each line of porta/abi/dtypes.inc: its porta_dtype and its porta_scalar member.
+// Any other type has no dtype.
 template <class T>
-inline constexpr bool is_supported_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                                       std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+struct DtypeOf {
+  static constexpr bool supported = false;
+};
+#define PORTA_DTYPE(NAME, name, ctype, ...)                     \
+  template <>                                                   \
+  struct DtypeOf<ctype> {                                       \
+    static constexpr bool supported = true;                     \
+    static constexpr porta_dtype value = PORTA_##NAME;          \
+    static void store(porta_scalar& s, ctype v) { s.name = v; } \
+  };
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
+
+template <class T>
+inline constexpr bool is_supported_v = DtypeOf<T>::supported;
 
 template <class T>
 constexpr porta_dtype dtype_of() {
-  static_assert(is_supported_v<T>, "porta supports float, double, std::int32_t and std::int64_t");
-  if constexpr (std::is_same_v<T, float>) {
-    return PORTA_F32;
-  } else if constexpr (std::is_same_v<T, double>) {
-    return PORTA_F64;
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    return PORTA_I32;
-  } else {
-    return PORTA_I64;
-  }
+  static_assert(is_supported_v<T>, "porta has no dtype for this type (the list: porta/abi/dtypes.inc)");
+  return DtypeOf<T>::value;
 }
 
 template <class T>
 porta_scalar to_scalar(T v) {
   porta_scalar s;
-  if constexpr (std::is_same_v<T, float>) {
-    s.f32 = v;
-  } else if constexpr (std::is_same_v<T, double>) {
-    s.f64 = v;
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    s.i32 = v;
-  } else {
-    s.i64 = v;
-  }
+  DtypeOf<T>::store(s, v);
   return s;
 }
 
