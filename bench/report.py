@@ -734,7 +734,7 @@ def main(argv):
             with open(path, encoding="utf-8") as f:
                 runs.append(Run(path, json.load(f)))
         except (OSError, ValueError) as e:
-            print("bench_report.py: cannot read %s: %s" % (path, e), file=sys.stderr)
+            print("report.py: cannot read %s: %s" % (path, e), file=sys.stderr)
             return 2
     infos = []
     for item in args.info:
@@ -761,11 +761,11 @@ def main(argv):
 
     failed = [(r.binary, n, m) for r in runs for n, m in r.errors if n != "cuda_unavailable"]
     for binary, name, msg in failed:
-        print("bench_report.py: %s: %s did not run: %s" % (binary, name, msg), file=sys.stderr)
+        print("report.py: %s: %s did not run: %s" % (binary, name, msg), file=sys.stderr)
     if args.strict and failed:
         return 1
     if not any(r.values for r in runs) and not any(n == "cuda_unavailable" for r in runs for n, _ in r.errors):
-        print("bench_report.py: no results in %s" % ", ".join(args.json), file=sys.stderr)
+        print("report.py: no results in %s" % ", ".join(args.json), file=sys.stderr)
         return 1 if args.strict else 0
     return 0
 
