@@ -9,15 +9,20 @@
 // writes them once with the carry applied. Pass 1 reads n elements, pass 2 reads n and writes n, so a
 // large scan moves 3n elements where a copy moves 2n: that, not arithmetic, bounds it.
 //
-// float and double tiles run on SSE2 (every x86-64 CPU has it): a group's 16-element sequential scan
-// is the formula's own dependence chain, so the vector lanes run different groups side by side,
-// with the elements transposed in registers. Add and max on vector lanes round exactly as the scalar
-// ops do, so the bits are those of scan_tile_local. Other types and a last partial tile run the
-// scalar definition.
+// float and double tiles run on vectors: a group's 16-element sequential scan is the formula's own
+// dependence chain, so the vector lanes run different groups side by side, with the elements
+// transposed in registers. Add and max on vector lanes round exactly as the scalar ops do, so the
+// bits are those of scan_tile_local. SSE2 (every x86-64 CPU) runs four float or two double groups,
+// AVX2 eight or four, AVX-512 sixteen or eight; the wider builds are compiled per function (porta is
+// built for baseline x86-64) and chosen at run time from cpu_isa(), capped by PORTA_CPU_SCAN_ISA
+// (base|avx2, read at each call) for tests and comparisons. Other types and a last partial tile run
+// the scalar definition.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -26,8 +31,25 @@
 #else
 #define PORTA_SCAN_SSE2 0
 #endif
+#if PORTA_SCAN_SSE2 && defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define PORTA_SCAN_WIDE 1
+// Everything defined between BEGIN and END, templates included, is compiled for the target.
+#define PORTA_SCAN_PRAGMA(x) _Pragma(#x)
+#if defined(__clang__)
+#define PORTA_SCAN_TARGET_BEGIN(t) \
+  PORTA_SCAN_PRAGMA(clang attribute push(__attribute__((target(t))), apply_to = function))
+#define PORTA_SCAN_TARGET_END _Pragma("clang attribute pop")
+#else
+#define PORTA_SCAN_TARGET_BEGIN(t) _Pragma("GCC push_options") PORTA_SCAN_PRAGMA(GCC target(t))
+#define PORTA_SCAN_TARGET_END _Pragma("GCC pop_options")
+#endif
+#else
+#define PORTA_SCAN_WIDE 0
+#endif
 
 #include "cpu_common.hpp"
+#include "cpu_isa.hpp"
 #include "cpu_kernels.hpp"
 #include "porta/detail/ops.hpp"
 #include "porta/detail/scan_order.hpp"
@@ -42,6 +64,7 @@ inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
 // Generic tiles: the scalar definition.
 template <class T, class Op>
 struct ScalarTile {
+  static constexpr std::uintptr_t kAlign = 1;
   static T total(const T* x, std::int64_t len, Op op) {
     alignas(64) T buf[kScanTile];
     return scan_tile_local(x, len, buf, op);
@@ -55,230 +78,265 @@ struct ScalarTile {
 
 #if PORTA_SCAN_SSE2
 
-// Vector lanes of float and double: loads, stores, the transposes between a block of groups and
-// vectors that hold one element of each group, and the ops with the scalar ops' exact results.
+// ---- SSE2 lanes: four float or two double groups --------------------------------------------------
+
+namespace sse2 {
+
+// max_op of ops.hpp on lanes: the larger; of equal values the one without the sign bit (+0 over -0,
+// which for equal values is their bitwise and); unordered gives a NaN (all ones here, canonicalised
+// on output).
 struct F32x4 {
   using T = float;
   using V = __m128;
+  using M = __m128;
   static constexpr int kLanes = 4;
-  static V load(const T* p) { return _mm_loadu_ps(p); }
-  static V load_aligned(const T* p) { return _mm_load_ps(p); }
+  static V loadu(const T* p) { return _mm_loadu_ps(p); }
+  static V load(const T* p) { return _mm_load_ps(p); }
   static void store(T* p, V v) { _mm_store_ps(p, v); }
+  static void stream(T* p, V v) { _mm_stream_ps(p, v); }
   static V set1(T v) { return _mm_set1_ps(v); }
   static V add(V a, V b) { return _mm_add_ps(a, b); }
-  static V max_raw(V a, V b) { return _mm_max_ps(a, b); }
-  static V eq(V a, V b) { return _mm_cmpeq_ps(a, b); }
-  static V unord(V a, V b) { return _mm_cmpunord_ps(a, b); }
-  static V and_(V a, V b) { return _mm_and_ps(a, b); }
-  static V andnot(V m, V b) { return _mm_andnot_ps(m, b); }
-  static V or_(V a, V b) { return _mm_or_ps(a, b); }
-  static bool any(V m) { return _mm_movemask_ps(m) != 0; }
-  // Part q of a block of 4 groups at x: t[i] = element 4q + i of the four groups (a 4 x 4 transpose).
-  static constexpr int kPart = 4;
-  static void load_part(const T* x, int q, V* t) {
-    V r0 = _mm_loadu_ps(x + 4 * q), r1 = _mm_loadu_ps(x + 16 + 4 * q), r2 = _mm_loadu_ps(x + 32 + 4 * q),
-      r3 = _mm_loadu_ps(x + 48 + 4 * q);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    t[0] = r0;
-    t[1] = r1;
-    t[2] = r2;
-    t[3] = r3;
+  static V max_op(V a, V b) {
+    const V e = _mm_cmpeq_ps(a, b);
+    const V m = _mm_or_ps(_mm_and_ps(e, _mm_and_ps(a, b)), _mm_andnot_ps(e, _mm_max_ps(a, b)));
+    return _mm_or_ps(m, _mm_cmpunord_ps(a, b));
   }
-  // The inverse into 16-byte aligned out, with non-temporal stores when `nt`.
-  static void store_part(T* out, int q, const V* t, bool nt) {
-    V r0 = t[0], r1 = t[1], r2 = t[2], r3 = t[3];
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    if (nt) {
-      _mm_stream_ps(out + 4 * q, r0);
-      _mm_stream_ps(out + 16 + 4 * q, r1);
-      _mm_stream_ps(out + 32 + 4 * q, r2);
-      _mm_stream_ps(out + 48 + 4 * q, r3);
-    } else {
-      _mm_store_ps(out + 4 * q, r0);
-      _mm_store_ps(out + 16 + 4 * q, r1);
-      _mm_store_ps(out + 32 + 4 * q, r2);
-      _mm_store_ps(out + 48 + 4 * q, r3);
-    }
+  static M no_nan() { return _mm_setzero_ps(); }
+  static M nan_or(M m, V v) { return _mm_or_ps(m, _mm_cmpunord_ps(v, v)); }
+  static bool any(M m) { return _mm_movemask_ps(m) != 0; }
+  static V canonical_nan(V v) {
+    const V nan = _mm_cmpunord_ps(v, v);
+    return _mm_or_ps(_mm_andnot_ps(nan, v), _mm_and_ps(nan, _mm_set1_ps(std::numeric_limits<T>::quiet_NaN())));
   }
+  static void transpose(V* r) { _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]); }
 };
 
 struct F64x2 {
   using T = double;
   using V = __m128d;
+  using M = __m128d;
   static constexpr int kLanes = 2;
-  static V load(const T* p) { return _mm_loadu_pd(p); }
-  static V load_aligned(const T* p) { return _mm_load_pd(p); }
+  static V loadu(const T* p) { return _mm_loadu_pd(p); }
+  static V load(const T* p) { return _mm_load_pd(p); }
   static void store(T* p, V v) { _mm_store_pd(p, v); }
+  static void stream(T* p, V v) { _mm_stream_pd(p, v); }
   static V set1(T v) { return _mm_set1_pd(v); }
   static V add(V a, V b) { return _mm_add_pd(a, b); }
-  static V max_raw(V a, V b) { return _mm_max_pd(a, b); }
-  static V eq(V a, V b) { return _mm_cmpeq_pd(a, b); }
-  static V unord(V a, V b) { return _mm_cmpunord_pd(a, b); }
-  static V and_(V a, V b) { return _mm_and_pd(a, b); }
-  static V andnot(V m, V b) { return _mm_andnot_pd(m, b); }
-  static V or_(V a, V b) { return _mm_or_pd(a, b); }
-  static bool any(V m) { return _mm_movemask_pd(m) != 0; }
-  // Part q of a block of 2 groups at x: t[i] = element 2q + i of the two groups.
-  static constexpr int kPart = 2;
-  static void load_part(const T* x, int q, V* t) {
-    const V r0 = _mm_loadu_pd(x + 2 * q), r1 = _mm_loadu_pd(x + 16 + 2 * q);
-    t[0] = _mm_unpacklo_pd(r0, r1);
-    t[1] = _mm_unpackhi_pd(r0, r1);
+  static V max_op(V a, V b) {
+    const V e = _mm_cmpeq_pd(a, b);
+    const V m = _mm_or_pd(_mm_and_pd(e, _mm_and_pd(a, b)), _mm_andnot_pd(e, _mm_max_pd(a, b)));
+    return _mm_or_pd(m, _mm_cmpunord_pd(a, b));
   }
-  static void store_part(T* out, int q, const V* t, bool nt) {
-    const V r0 = _mm_unpacklo_pd(t[0], t[1]), r1 = _mm_unpackhi_pd(t[0], t[1]);
-    if (nt) {
-      _mm_stream_pd(out + 2 * q, r0);
-      _mm_stream_pd(out + 16 + 2 * q, r1);
-    } else {
-      _mm_store_pd(out + 2 * q, r0);
-      _mm_store_pd(out + 16 + 2 * q, r1);
+  static M no_nan() { return _mm_setzero_pd(); }
+  static M nan_or(M m, V v) { return _mm_or_pd(m, _mm_cmpunord_pd(v, v)); }
+  static bool any(M m) { return _mm_movemask_pd(m) != 0; }
+  static V canonical_nan(V v) {
+    const V nan = _mm_cmpunord_pd(v, v);
+    return _mm_or_pd(_mm_andnot_pd(nan, v), _mm_and_pd(nan, _mm_set1_pd(std::numeric_limits<T>::quiet_NaN())));
+  }
+  static void transpose(V* r) {
+    const V a = _mm_unpacklo_pd(r[0], r[1]), b = _mm_unpackhi_pd(r[0], r[1]);
+    r[0] = a;
+    r[1] = b;
+  }
+};
+
+#include "cpu_scan_tile.inc"
+
+}  // namespace sse2
+
+#if PORTA_SCAN_WIDE
+
+// ---- AVX2 lanes: eight float or four double groups ------------------------------------------------
+
+PORTA_SCAN_TARGET_BEGIN("avx2")
+namespace avx2 {
+
+struct F32x8 {
+  using T = float;
+  using V = __m256;
+  using M = __m256;
+  static constexpr int kLanes = 8;
+  static V loadu(const T* p) { return _mm256_loadu_ps(p); }
+  static V load(const T* p) { return _mm256_load_ps(p); }
+  static void store(T* p, V v) { _mm256_store_ps(p, v); }
+  static void stream(T* p, V v) { _mm256_stream_ps(p, v); }
+  static V set1(T v) { return _mm256_set1_ps(v); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V max_op(V a, V b) {
+    const V e = _mm256_cmp_ps(a, b, _CMP_EQ_OQ);
+    const V m = _mm256_blendv_ps(_mm256_max_ps(a, b), _mm256_and_ps(a, b), e);
+    return _mm256_or_ps(m, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+  }
+  static M no_nan() { return _mm256_setzero_ps(); }
+  static M nan_or(M m, V v) { return _mm256_or_ps(m, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)); }
+  static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
+  static V canonical_nan(V v) {
+    return _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<T>::quiet_NaN()), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  }
+  static void transpose(V* r) {
+    const V t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const V t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const V t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const V t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const V s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    const V s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    const V s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    const V s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+  }
+};
+
+struct F64x4 {
+  using T = double;
+  using V = __m256d;
+  using M = __m256d;
+  static constexpr int kLanes = 4;
+  static V loadu(const T* p) { return _mm256_loadu_pd(p); }
+  static V load(const T* p) { return _mm256_load_pd(p); }
+  static void store(T* p, V v) { _mm256_store_pd(p, v); }
+  static void stream(T* p, V v) { _mm256_stream_pd(p, v); }
+  static V set1(T v) { return _mm256_set1_pd(v); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V max_op(V a, V b) {
+    const V e = _mm256_cmp_pd(a, b, _CMP_EQ_OQ);
+    const V m = _mm256_blendv_pd(_mm256_max_pd(a, b), _mm256_and_pd(a, b), e);
+    return _mm256_or_pd(m, _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
+  }
+  static M no_nan() { return _mm256_setzero_pd(); }
+  static M nan_or(M m, V v) { return _mm256_or_pd(m, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
+  static bool any(M m) { return _mm256_movemask_pd(m) != 0; }
+  static V canonical_nan(V v) {
+    return _mm256_blendv_pd(v, _mm256_set1_pd(std::numeric_limits<T>::quiet_NaN()), _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+  }
+  static void transpose(V* r) {
+    const V t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    const V t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+  }
+};
+
+#include "cpu_scan_tile.inc"
+
+}  // namespace avx2
+PORTA_SCAN_TARGET_END
+
+// ---- AVX-512 lanes: sixteen float or eight double groups ------------------------------------------
+
+PORTA_SCAN_TARGET_BEGIN("avx512f,avx512dq")
+namespace avx512 {
+
+// max_op: vrange's max (imm 5: the larger, sign from the comparison, so +0 over -0) where ordered;
+// vrange returns an operand for a NaN operand, so unordered lanes take a + b (a NaN) as max_op does.
+struct F32x16 {
+  using T = float;
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int kLanes = 16;
+  static V loadu(const T* p) { return _mm512_loadu_ps(p); }
+  static V load(const T* p) { return _mm512_load_ps(p); }
+  static void store(T* p, V v) { _mm512_store_ps(p, v); }
+  static void stream(T* p, V v) { _mm512_stream_ps(p, v); }
+  static V set1(T v) { return _mm512_set1_ps(v); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V max_op(V a, V b) {
+    return _mm512_mask_add_ps(_mm512_range_ps(a, b, 5), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), a, b);
+  }
+  static M no_nan() { return 0; }
+  static M nan_or(M m, V v) { return static_cast<M>(m | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)); }
+  static bool any(M m) { return m != 0; }
+  static V canonical_nan(V v) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v,
+                                _mm512_set1_ps(std::numeric_limits<T>::quiet_NaN()));
+  }
+  // Pairs of rows interleaved, then pairs of pairs (as doubles), then 128-bit quarters twice.
+  static void transpose(V* r) {
+    V t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+      const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 1]);
+      const __m512d c = _mm512_castps_pd(t[i + 2]), d = _mm512_castps_pd(t[i + 3]);
+      u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+      u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+      u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+      u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    // u[4k + j] holds element 4c + j of rows 4k..4k+3 in its quarter c.
+    for (int j = 0; j < 4; ++j) {
+      t[j] = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+      t[4 + j] = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
+      t[8 + j] = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+      t[12 + j] = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
+    }
+    for (int j = 0; j < 4; ++j) {
+      r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+      r[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
+      r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+      r[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xdd);
     }
   }
 };
 
-template <class A, class Op>
-struct VecOp;
-template <class A>
-struct VecOp<A, SumOp> {
-  static typename A::V op(typename A::V a, typename A::V b) { return A::add(a, b); }
-};
-// max_op: the larger; of equal values the one without the sign bit (+0 over -0, which for equal
-// values is their bitwise and); unordered gives a NaN (all ones here, canonicalised on output).
-template <class A>
-struct VecOp<A, MaxOp> {
-  static typename A::V op(typename A::V a, typename A::V b) {
-    const typename A::V e = A::eq(a, b);
-    const typename A::V m = A::or_(A::and_(e, A::and_(a, b)), A::andnot(e, A::max_raw(a, b)));
-    return A::or_(m, A::unord(a, b));
+struct F64x8 {
+  using T = double;
+  using V = __m512d;
+  using M = __mmask8;
+  static constexpr int kLanes = 8;
+  static V loadu(const T* p) { return _mm512_loadu_pd(p); }
+  static V load(const T* p) { return _mm512_load_pd(p); }
+  static void store(T* p, V v) { _mm512_store_pd(p, v); }
+  static void stream(T* p, V v) { _mm512_stream_pd(p, v); }
+  static V set1(T v) { return _mm512_set1_pd(v); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V max_op(V a, V b) {
+    return _mm512_mask_add_pd(_mm512_range_pd(a, b, 5), _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q), a, b);
   }
-};
-
-template <class A>
-typename A::V canonical_nan_v(typename A::V v) {
-  using T = typename A::T;
-  const typename A::V nan = A::unord(v, v);
-  return A::or_(A::andnot(nan, v), A::and_(nan, A::set1(std::numeric_limits<T>::quiet_NaN())));
-}
-
-template <class A, class Op>
-struct VectorTile {
-  using T = typename A::T;
-  using V = typename A::V;
-  static constexpr int W = A::kLanes;
-  static constexpr int kVecs = static_cast<int>(kScanItems);
-
-  // Step 1 for W groups at x: st[j] = s[g][j] across the groups, returned: their totals.
-  static V groups(const T* x, V* st) {
-    constexpr int P = A::kPart;
-    V s = A::set1(Op::template identity<T>());
-    for (int q = 0; q < kVecs / P; ++q) {
-      V t[P];
-      A::load_part(x, q, t);
-      for (int i = 0; i < P; ++i) {
-        s = q == 0 && i == 0 ? t[0] : VecOp<A, Op>::op(s, t[i]);
-        st[q * P + i] = s;
-      }
-    }
-    return s;
+  static M no_nan() { return 0; }
+  static M nan_or(M m, V v) { return static_cast<M>(m | _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q)); }
+  static bool any(M m) { return m != 0; }
+  static V canonical_nan(V v) {
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v,
+                                _mm512_set1_pd(std::numeric_limits<T>::quiet_NaN()));
   }
-
-  // Steps 2-4 of the canonical order from the group totals: p[g] = P[warp of g] ⊕ e[lane of g], the
-  // prefix that step 4 applies to group g's values. Returns the tile's total S = p[255] ⊕
-  // total[255] (its L[4095]). A lane l < d of a Kogge-Stone step keeps its value; here it takes
-  // identity ⊕ value instead, the same value (a NaN stays a NaN, canonicalised on output), so that
-  // every step is whole vectors: a warp's lanes sit after kPad identities.
-  static T prefixes(const T* total, T* p, Op op) {
-    constexpr std::int64_t kPad = 16;
-    const T id = Op::template identity<T>();
-    T warp_total[kScanGroups / kScanWarp];
-    alignas(64) T excl[kScanGroups / kScanWarp][kPad + kScanWarp];
-    for (std::int64_t w = 0; w < kScanGroups / kScanWarp; ++w) {
-      alignas(64) T a[kPad + kScanWarp], b[kPad + kScanWarp];
-      for (std::int64_t l = 0; l < kPad; ++l) a[l] = b[l] = id;
-      for (std::int64_t l = 0; l < kScanWarp; ++l) a[kPad + l] = total[w * kScanWarp + l];
-      T* v = a;
-      T* nv = b;
-      for (std::int64_t d = 1; d < kScanWarp; d *= 2) {
-        for (std::int64_t l = 0; l < kScanWarp; l += W) {
-          A::store(nv + kPad + l, VecOp<A, Op>::op(A::load(v + kPad + l - d), A::load_aligned(v + kPad + l)));
-        }
-        std::swap(v, nv);
-      }
-      for (std::int64_t l = 0; l < kPad + kScanWarp; ++l) excl[w][l] = v[l];
-      warp_total[w] = v[kPad + kScanWarp - 1];
+  static void transpose(V* r) {
+    V t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
     }
-    T warp_prefix = id;
-    for (std::int64_t w = 0; w < kScanGroups / kScanWarp; ++w) {
-      if (w > 0) warp_prefix = op(warp_prefix, warp_total[w - 1]);
-      const V pv = A::set1(warp_prefix);
-      for (std::int64_t l = 0; l < kScanWarp; l += W) {
-        A::store(p + w * kScanWarp + l, VecOp<A, Op>::op(pv, A::load(&excl[w][kPad - 1 + l])));
-      }
+    // t[2k] holds elements 2c of rows 2k, 2k+1 in quarter c; t[2k + 1] elements 2c + 1.
+    for (int k = 0; k < 8; k += 4) {
+      u[k] = _mm512_shuffle_f64x2(t[k], t[k + 2], 0x88);
+      u[k + 1] = _mm512_shuffle_f64x2(t[k + 1], t[k + 3], 0x88);
+      u[k + 2] = _mm512_shuffle_f64x2(t[k], t[k + 2], 0xdd);
+      u[k + 3] = _mm512_shuffle_f64x2(t[k + 1], t[k + 3], 0xdd);
     }
-    return op(p[kScanGroups - 1], total[kScanGroups - 1]);
-  }
-
-  static T total(const T* x, std::int64_t len, Op op) {
-    if (len < kScanTile) return ScalarTile<T, Op>::total(x, len, op);
-    alignas(64) T tot[kScanGroups];
-    alignas(64) T p[kScanGroups];
-    for (std::int64_t g = 0; g < kScanGroups; g += W) {
-      V st[kVecs];
-      A::store(tot + g, groups(x + g * kScanItems, st));
-    }
-    return prefixes(tot, p, op);
-  }
-
-  // out[i] = canonical_nan(c ⊕ L[i]); a full tile's out must be 16-byte aligned, and is written
-  // with non-temporal stores when `nt`.
-  static void values(const T* x, std::int64_t len, T c, T* out, Op op, bool nt) {
-    if (len < kScanTile) {
-      ScalarTile<T, Op>::values(x, len, c, out, op, nt);
-      return;
-    }
-    constexpr int P = A::kPart;
-    alignas(64) T tot[kScanGroups];
-    alignas(64) T p[kScanGroups];
-    // The tile's s[g][j], transposed (block of W groups after block), kept in L1 for the second step.
-    alignas(64) T s[kScanTile];
-    for (std::int64_t g = 0; g < kScanGroups; g += W) {
-      V* st = reinterpret_cast<V*>(s + g * kScanItems);
-      A::store(tot + g, groups(x + g * kScanItems, st));
-    }
-    prefixes(tot, p, op);
-    const V cv = A::set1(c);
-    for (std::int64_t g = 0; g < kScanGroups; g += W) {
-      const V pv = A::load_aligned(p + g);
-      for (int q = 0; q < kVecs / P; ++q) {
-        V t[P];
-        V nan = A::set1(T(0));
-        for (int i = 0; i < P; ++i) {
-          const V l = VecOp<A, Op>::op(pv, A::load_aligned(s + g * kScanItems + (q * P + i) * W));
-          t[i] = VecOp<A, Op>::op(cv, l);
-          nan = A::or_(nan, A::unord(t[i], t[i]));
-        }
-        if (A::any(nan)) {
-          for (int i = 0; i < P; ++i) t[i] = canonical_nan_v<A>(t[i]);
-        }
-        A::store_part(out + g * kScanItems, q, t, nt);
-      }
+    for (int j = 0; j < 4; ++j) {
+      r[j] = _mm512_shuffle_f64x2(u[j], u[4 + j], 0x88);
+      r[4 + j] = _mm512_shuffle_f64x2(u[j], u[4 + j], 0xdd);
     }
   }
 };
 
-template <class T, class Op>
-struct TileFor {
-  using type = ScalarTile<T, Op>;
-};
-template <class Op>
-struct TileFor<float, Op> {
-  using type = VectorTile<F32x4, Op>;
-};
-template <class Op>
-struct TileFor<double, Op> {
-  using type = VectorTile<F64x2, Op>;
-};
+#include "cpu_scan_tile.inc"
+
+}  // namespace avx512
+PORTA_SCAN_TARGET_END
+
+#endif  // PORTA_SCAN_WIDE
 
 // dst[0..bytes) = src[...], the aligned middle with non-temporal stores (fenced: the stores must be
 // visible to whichever thread reads the output after the parallel region).
@@ -311,11 +369,6 @@ void store_fence() {
 
 #else
 
-template <class T, class Op>
-struct TileFor {
-  using type = ScalarTile<T, Op>;
-};
-
 void stream_copy(void* dst, const void* src, std::size_t bytes) {
   std::memcpy(dst, src, bytes);
 }
@@ -324,13 +377,70 @@ void store_fence() {}
 
 #endif
 
+// The vector width the tiles run at.
+enum class ScanIsa { scalar, sse2, avx2, avx512 };
+
+// The CPU's widest, capped by PORTA_CPU_SCAN_ISA (base: SSE2, avx2). Read at each call, not once,
+// so that a test can run every path in one process; a getenv costs nothing beside a scan.
+ScanIsa scan_isa() {
+#if PORTA_SCAN_SSE2
+  ScanIsa best = ScanIsa::sse2;
+#if PORTA_SCAN_WIDE
+  if (cpu_isa().avx512) {
+    best = ScanIsa::avx512;
+  } else if (cpu_isa().avx2) {
+    best = ScanIsa::avx2;
+  }
+#endif
+  if (const char* cap = std::getenv("PORTA_CPU_SCAN_ISA")) {
+    if (std::strcmp(cap, "base") == 0) best = ScanIsa::sse2;
+    if (std::strcmp(cap, "avx2") == 0 && best == ScanIsa::avx512) best = ScanIsa::avx2;
+  }
+  return best;
+#else
+  return ScanIsa::scalar;
+#endif
+}
+
+template <class T, class Op, ScanIsa I>
+struct TileFor {
+  using type = ScalarTile<T, Op>;
+};
+#if PORTA_SCAN_SSE2
+template <class Op>
+struct TileFor<float, Op, ScanIsa::sse2> {
+  using type = sse2::VectorTile<sse2::F32x4, Op>;
+};
+template <class Op>
+struct TileFor<double, Op, ScanIsa::sse2> {
+  using type = sse2::VectorTile<sse2::F64x2, Op>;
+};
+#endif
+#if PORTA_SCAN_WIDE
+template <class Op>
+struct TileFor<float, Op, ScanIsa::avx2> {
+  using type = avx2::VectorTile<avx2::F32x8, Op>;
+};
+template <class Op>
+struct TileFor<double, Op, ScanIsa::avx2> {
+  using type = avx2::VectorTile<avx2::F64x4, Op>;
+};
+template <class Op>
+struct TileFor<float, Op, ScanIsa::avx512> {
+  using type = avx512::VectorTile<avx512::F32x16, Op>;
+};
+template <class Op>
+struct TileFor<double, Op, ScanIsa::avx512> {
+  using type = avx512::VectorTile<avx512::F64x8, Op>;
+};
+#endif
+
 // One contiguous sequence x[0..n) into y (y == x allowed when inclusive). `parallel`: spread its
 // tiles over the team (else the calling thread does everything, for one of many sequences).
 // `stream`: write y with non-temporal stores.
-template <class T, class Op>
+template <class Tile, class T, class Op>
 void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool parallel, bool stream) {
   if (n <= 0) return;
-  using Tile = typename TileFor<T, Op>::type;
   const std::int64_t tiles = scan_tile_count(n);
   const std::int64_t shift = exclusive ? 1 : 0;
   std::vector<T> S(static_cast<std::size_t>(tiles)), C(static_cast<std::size_t>(tiles));
@@ -348,7 +458,7 @@ void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool par
     const std::int64_t m = std::min(len, n - shift - b);
     if (m <= 0) return;
     T* out = y + b + shift;
-    if (len == kScanTile && m == len && (reinterpret_cast<std::uintptr_t>(out) & 15) == 0) {
+    if (len == kScanTile && m == len && (reinterpret_cast<std::uintptr_t>(out) & (Tile::kAlign - 1)) == 0) {
       Tile::values(x + b, len, C[static_cast<std::size_t>(t)], out, op, stream);
       if (stream) store_fence();
       return;
@@ -377,17 +487,18 @@ void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool par
   if (exclusive) y[0] = scan_exclusive_first<T>(op);
 }
 
-template <class T, class Op>
+template <class Tile, class T, class Op>
 void scan_typed(std::int64_t outer, std::int64_t n, std::int64_t inner, const T* x, T* y, Op op, bool exclusive) {
   const std::int64_t lines = outer * inner;
   const bool stream = lines * n * static_cast<std::int64_t>(sizeof(T)) >= kStreamBytes;
   if (inner == 1) {
     // Rows: one row at a time over the team when rows are few, else whole rows per thread.
     if (lines < max_threads()) {
-      for (std::int64_t r = 0; r < lines; ++r) scan_line(x + r * n, n, y + r * n, op, exclusive, true, stream);
+      for (std::int64_t r = 0; r < lines; ++r) scan_line<Tile>(x + r * n, n, y + r * n, op, exclusive, true, stream);
     } else {
-      parallel_tasks(lines, n,
-                     [&](std::int64_t r, int) { scan_line(x + r * n, n, y + r * n, op, exclusive, false, stream); });
+      parallel_tasks(lines, n, [&](std::int64_t r, int) {
+        scan_line<Tile>(x + r * n, n, y + r * n, op, exclusive, false, stream);
+      });
     }
     return;
   }
@@ -402,9 +513,27 @@ void scan_typed(std::int64_t outer, std::int64_t n, std::int64_t inner, const T*
     const T* src = x + o * n * inner + i;
     T* dst = y + o * n * inner + i;
     for (std::int64_t q = 0; q < n; ++q) buf[static_cast<std::size_t>(q)] = src[q * inner];
-    scan_line(buf.data(), n, buf.data() + n, op, exclusive, false, false);
+    scan_line<Tile>(buf.data(), n, buf.data() + n, op, exclusive, false, false);
     for (std::int64_t q = 0; q < n; ++q) dst[q * inner] = buf[static_cast<std::size_t>(n + q)];
   });
+}
+
+template <class T, class Op>
+void scan_dispatch(std::int64_t outer, std::int64_t n, std::int64_t inner, const T* x, T* y, Op op, bool exclusive) {
+  switch (scan_isa()) {
+    case ScanIsa::avx512:
+      scan_typed<typename TileFor<T, Op, ScanIsa::avx512>::type>(outer, n, inner, x, y, op, exclusive);
+      return;
+    case ScanIsa::avx2:
+      scan_typed<typename TileFor<T, Op, ScanIsa::avx2>::type>(outer, n, inner, x, y, op, exclusive);
+      return;
+    case ScanIsa::sse2:
+      scan_typed<typename TileFor<T, Op, ScanIsa::sse2>::type>(outer, n, inner, x, y, op, exclusive);
+      return;
+    case ScanIsa::scalar:
+      scan_typed<ScalarTile<T, Op>>(outer, n, inner, x, y, op, exclusive);
+      return;
+  }
 }
 
 }  // namespace
@@ -422,9 +551,9 @@ porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, std::uint32_t fla
     const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);
     if (raw_enum(op) == PORTA_REDUCE_SUM) {
-      scan_typed(outer, n, inner, xs, ys, SumOp{}, exclusive);
+      scan_dispatch(outer, n, inner, xs, ys, SumOp{}, exclusive);
     } else {
-      scan_typed(outer, n, inner, xs, ys, MaxOp{}, exclusive);
+      scan_dispatch(outer, n, inner, xs, ys, MaxOp{}, exclusive);
     }
   });
   return known ? PORTA_OK : unknown_dtype(fn, dt);
