@@ -4,14 +4,17 @@
 // bits do not depend on the thread count and equal the GPU's.
 //
 // Philox is the cost: ten rounds of two 32 x 32 -> 64-bit multiplies per block, five per 32-bit
-// word. On x86-64 eight blocks run side by side in AVX2 lanes where the CPU has them, else four in
-// SSE2 lanes (pmuludq gives a 64-bit product per pair of lanes), and the uniform maps run on the
-// same vectors: integer shifts and exact conversions, so the values are the scalar definition's bit
-// for bit. Float normals on AVX2+FMA run philox.hpp's log and sin/cos on vectors, operation for
-// operation; double normals take their words from the vector code and map them with philox.hpp's
-// scalar functions.
+// word. On x86-64 sixteen blocks run side by side in AVX-512 lanes where the CPU has them, else
+// eight in AVX2 lanes, else four in SSE2 lanes (pmuludq gives a 64-bit product per pair of lanes),
+// and the uniform maps run on the same vectors: integer shifts and exact conversions, so the values
+// are the scalar definition's bit for bit. Normals on AVX-512 (float and double) and float normals
+// on AVX2+FMA run philox.hpp's log and sin/cos on vectors, operation for operation; elsewhere the
+// normals take their words from the vector code and map them with philox.hpp's scalar functions.
+// PORTA_CPU_RANDOM_ISA=base|avx2 caps the path (read once), so that one machine tests them all.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -26,6 +29,8 @@
 #define PORTA_RANDOM_AVX2 1
 #define PORTA_TARGET_AVX2 __attribute__((target("avx2")))
 #define PORTA_TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
+// AVX-512 F/DQ/BW/VL: cpu_isa()'s avx512 set. DQ converts between 64-bit integers and doubles.
+#define PORTA_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
 #else
 #define PORTA_RANDOM_AVX2 0
 #endif
@@ -48,6 +53,7 @@ inline constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
 // block).
 struct RoundKeys {
   __m128i k[20];
+  std::uint32_t s[20];  // the same keys as scalars, for broadcasts into wider vectors
   explicit RoundKeys(std::uint64_t seed) {
     std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
     for (int r = 0; r < 10; ++r) {
@@ -57,6 +63,8 @@ struct RoundKeys {
       }
       k[2 * r] = _mm_set1_epi32(static_cast<int>(k0));
       k[2 * r + 1] = _mm_set1_epi32(static_cast<int>(k1));
+      s[2 * r] = k0;
+      s[2 * r + 1] = k1;
     }
   }
 };
@@ -330,37 +338,36 @@ PORTA_TARGET_AVX2_FMA void box_muller_x8(__m256i a, __m256i b, __m256& out_cos, 
   out_cos = _mm256_mul_ps(r, _mm256_xor_ps(cs, neg));
 }
 
-// Normal floats of eight blocks at y: {cos, sin} of words (0, 1), then of words (2, 3).
+// Normal floats of eight blocks at y: {cos, sin} of words (0, 1), then of words (2, 3), transposed
+// to block-major order as uniform_x8 does.
+template <bool Nt>
 PORTA_TARGET_AVX2_FMA void normal_x8(const __m256i w[4], float* y) {
-  __m256 c01, s01, c23, s23;
-  box_muller_x8(_mm256_srli_epi32(w[0], 8), _mm256_srli_epi32(w[1], 8), c01, s01);
-  box_muller_x8(_mm256_srli_epi32(w[2], 8), _mm256_srli_epi32(w[3], 8), c23, s23);
-  alignas(32) float v[4][8];
-  _mm256_store_ps(v[0], c01);
-  _mm256_store_ps(v[1], s01);
-  _mm256_store_ps(v[2], c23);
-  _mm256_store_ps(v[3], s23);
-  for (int i = 0; i < 8; ++i) {
-    for (int j = 0; j < 4; ++j) y[4 * i + j] = v[j][i];
-  }
+  __m256 v[4];
+  box_muller_x8(_mm256_srli_epi32(w[0], 8), _mm256_srli_epi32(w[1], 8), v[0], v[1]);
+  box_muller_x8(_mm256_srli_epi32(w[2], 8), _mm256_srli_epi32(w[3], 8), v[2], v[3]);
+  const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  const __m256 r0 = _mm256_shuffle_ps(t0, t2, 0x44), r1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 r2 = _mm256_shuffle_ps(t1, t3, 0x44), r3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  put8<Nt>(y, _mm256_permute2f128_ps(r0, r1, 0x20));
+  put8<Nt>(y + 8, _mm256_permute2f128_ps(r2, r3, 0x20));
+  put8<Nt>(y + 16, _mm256_permute2f128_ps(r0, r1, 0x31));
+  put8<Nt>(y + 24, _mm256_permute2f128_ps(r2, r3, 0x31));
 }
 
-// fill_x4 eight blocks at a time; y + b0 * per must be 32-byte aligned when Nt.
+// fill_x4 eight blocks at a time (float normals need FMA too: the AVX2 level has it); y + b0 * per
+// must be 32-byte aligned when Nt.
 template <class T, bool Normal, bool Nt>
-PORTA_TARGET_AVX2 void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream,
-                               std::uint64_t offset, T* y, bool fma) {
+PORTA_TARGET_AVX2_FMA void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream,
+                                   std::uint64_t offset, T* y) {
   constexpr std::int64_t per = philox::kPerBlock<T>;
   const RoundKeys keys(seed);
   for (std::int64_t b = b0; b < b1; b += 8) {
     __m256i w[4];
     philox_x8(keys, stream, offset + static_cast<std::uint64_t>(b), w);
     if constexpr (Normal && sizeof(T) == 4) {
-      if (fma) {
-        normal_x8(w, y + b * per);
-        continue;
-      }
-    }
-    if constexpr (Normal) {
+      normal_x8<Nt>(w, y + b * per);
+    } else if constexpr (Normal) {
       alignas(32) std::uint32_t words[4][8];
       for (int j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(words[j]), w[j]);
       normal_blocks<T>(words, y + b * per);
@@ -373,33 +380,333 @@ PORTA_TARGET_AVX2 void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t s
 
 #endif
 
+#if PORTA_RANDOM_AVX2
+
+// philox_x4 on sixteen blocks. vpmuludq multiplies the even lanes; one masked in-lane swap each
+// then gathers the low and the high halves of the even and odd products, and vpternlogd does the
+// round's two xors in one.
+PORTA_TARGET_AVX512 inline void mul_x16(__m512i a, __m512i m, __m512i& p_lo, __m512i& p_hi) {
+  const __m512i e = _mm512_mul_epu32(a, m);                         // 64-bit products of lanes 2i
+  const __m512i o = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // ... of lanes 2i + 1
+  p_lo = _mm512_mask_shuffle_epi32(e, 0xAAAA, o, _MM_PERM_CDAB);
+  p_hi = _mm512_mask_shuffle_epi32(o, 0x5555, e, _MM_PERM_CDAB);
+}
+
+PORTA_TARGET_AVX512 inline void philox_x16(const RoundKeys& keys, std::uint64_t stream, std::uint64_t first,
+                                           __m512i w[4]) {
+  // Counters first + i as (lo, hi) words: lo wraps, and hi takes the carry where it did.
+  const __m512i lo0 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(first)));
+  const __m512i hi0 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(first >> 32)));
+  __m512i c0 = _mm512_add_epi32(lo0, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  __m512i c1 = _mm512_mask_add_epi32(hi0, _mm512_cmplt_epu32_mask(c0, lo0), hi0, _mm512_set1_epi32(1));
+  __m512i c2 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream)));
+  __m512i c3 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream >> 32)));
+  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(philox::kM0));
+  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(philox::kM1));
+  for (int r = 0; r < 10; ++r) {
+    __m512i p0_lo, p0_hi, p1_lo, p1_hi;
+    mul_x16(c0, m0, p0_lo, p0_hi);
+    mul_x16(c2, m1, p1_lo, p1_hi);
+    c0 = _mm512_ternarylogic_epi32(p1_hi, c1, _mm512_set1_epi32(static_cast<int>(keys.s[2 * r])), 0x96);
+    c1 = p1_lo;
+    c2 = _mm512_ternarylogic_epi32(p0_hi, c3, _mm512_set1_epi32(static_cast<int>(keys.s[2 * r + 1])), 0x96);
+    c3 = p0_lo;
+  }
+  w[0] = c0;
+  w[1] = c1;
+  w[2] = c2;
+  w[3] = c3;
+}
+
+// Four vectors of sixteen 32-bit lanes, v[j] lane b = word j of block b, to block-major order:
+// v[r] holds blocks 4r .. 4r + 3, four words each.
+PORTA_TARGET_AVX512 inline void transpose_4x16(__m512i v[4]) {
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  // Pairs (v0, v1) and (v2, v3) of blocks 0 .. 7 and 8 .. 15 in 64-bit lanes.
+  const __m512i a0 = _mm512_permutex2var_epi32(v[0], lo, v[1]), a1 = _mm512_permutex2var_epi32(v[0], hi, v[1]);
+  const __m512i b0 = _mm512_permutex2var_epi32(v[2], lo, v[3]), b1 = _mm512_permutex2var_epi32(v[2], hi, v[3]);
+  const __m512i qlo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), qhi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+  v[0] = _mm512_permutex2var_epi64(a0, qlo, b0);
+  v[1] = _mm512_permutex2var_epi64(a0, qhi, b0);
+  v[2] = _mm512_permutex2var_epi64(a1, qlo, b1);
+  v[3] = _mm512_permutex2var_epi64(a1, qhi, b1);
+}
+
+template <bool Nt>
+PORTA_TARGET_AVX512 inline void put16(float* p, __m512i v) {
+  if constexpr (Nt) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+  } else {
+    _mm512_storeu_si512(p, v);
+  }
+}
+template <bool Nt>
+PORTA_TARGET_AVX512 inline void put16(double* p, __m512d v) {
+  if constexpr (Nt) {
+    _mm512_stream_pd(p, v);
+  } else {
+    _mm512_storeu_pd(p, v);
+  }
+}
+
+template <bool Nt>
+PORTA_TARGET_AVX512 inline void uniform_x16(const __m512i w[4], float* y) {
+  const __m512 scale = _mm512_set1_ps(5.9604644775390625e-08f);
+  __m512i v[4];
+  for (int j = 0; j < 4; ++j)
+    v[j] = _mm512_castps_si512(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(w[j], 8)), scale));
+  transpose_4x16(v);
+  for (int r = 0; r < 4; ++r) put16<Nt>(y + 16 * r, v[r]);
+}
+
+// Uniform doubles of sixteen blocks: transposed as words (1, 0, 3, 2), each 64-bit lane is one
+// element's (hi << 32) | lo, in element order; its top 53 bits convert exactly (AVX-512DQ).
+template <bool Nt>
+PORTA_TARGET_AVX512 inline void uniform_x16(const __m512i w[4], double* y) {
+  const __m512d scale = _mm512_set1_pd(1.1102230246251565404236316680908203125e-16);
+  __m512i v[4] = {w[1], w[0], w[3], w[2]};
+  transpose_4x16(v);
+  for (int r = 0; r < 4; ++r)
+    put16<Nt>(y + 8 * r, _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(v[r], 11)), scale));
+}
+
+// box_muller_x8 on sixteen lanes: philox.hpp's log_unit, sincos_turn and box_muller for float,
+// operation for operation, with its branches as masked operations.
+PORTA_TARGET_AVX512 inline __m512 log_unit_x16(__m512 u) {
+  const __m512i bits = _mm512_castps_si512(u);
+  __m512i e = _mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(127));
+  __m512 m = _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFF)), _mm512_set1_epi32(0x3F800000)));
+  const __mmask16 big = _mm512_cmp_ps_mask(m, _mm512_set1_ps(float(1.41421356237309504880)), _CMP_GT_OQ);
+  m = _mm512_mask_mul_ps(m, big, m, _mm512_set1_ps(0.5f));
+  e = _mm512_mask_add_epi32(e, big, e, _mm512_set1_epi32(1));
+  const __m512 f = _mm512_sub_ps(m, _mm512_set1_ps(1.0f));
+  const __m512 s = _mm512_div_ps(f, _mm512_add_ps(m, _mm512_set1_ps(1.0f)));
+  const __m512 z = _mm512_mul_ps(s, s);
+  __m512 p = _mm512_set1_ps(float(2.0 / 13));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(float(2.0 / 11)));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(float(2.0 / 9)));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(float(2.0 / 7)));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(float(2.0 / 5)));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(float(2.0 / 3)));
+  const __m512 lnm = _mm512_fmadd_ps(_mm512_mul_ps(s, z), p, _mm512_add_ps(s, s));
+  const __m512 fe = _mm512_cvtepi32_ps(e);
+  return _mm512_fmadd_ps(fe, _mm512_set1_ps(float(0.693138122558593750)),
+                         _mm512_fmadd_ps(fe, _mm512_set1_ps(float(9.0580013515594172321e-06)), lnm));
+}
+
+PORTA_TARGET_AVX512 inline void box_muller_x16(__m512i a, __m512i b, __m512& out_cos, __m512& out_sin) {
+  const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a, _mm512_set1_epi32(1))),
+                                 _mm512_set1_ps(5.9604644775390625e-08f));
+  const __m512 r = _mm512_sqrt_ps(_mm512_mul_ps(_mm512_set1_ps(-2.0f), log_unit_x16(u)));
+  const __m512i qn = _mm512_srli_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(1 << 21)), 22);
+  const __m512i rr = _mm512_sub_epi32(b, _mm512_slli_epi32(qn, 22));
+  const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(rr), _mm512_set1_ps(5.9604644775390625e-08f));
+  const __m512 f2 = _mm512_mul_ps(f, f);
+  __m512 s = _mm512_set1_ps(float(42.05869394489765314));
+  s = _mm512_fmadd_ps(s, f2, _mm512_set1_ps(float(-76.70585975306138584)));
+  s = _mm512_fmadd_ps(s, f2, _mm512_set1_ps(float(81.60524927607505420)));
+  s = _mm512_fmadd_ps(s, f2, _mm512_set1_ps(float(-41.34170224039976023)));
+  s = _mm512_fmadd_ps(s, f2, _mm512_set1_ps(float(6.283185307179586477)));
+  __m512 c = _mm512_set1_ps(float(-26.42625678337439745));
+  c = _mm512_fmadd_ps(c, f2, _mm512_set1_ps(float(60.24464137187666036)));
+  c = _mm512_fmadd_ps(c, f2, _mm512_set1_ps(float(-85.45681720669372774)));
+  c = _mm512_fmadd_ps(c, f2, _mm512_set1_ps(float(64.93939402266829149)));
+  c = _mm512_fmadd_ps(c, f2, _mm512_set1_ps(float(-19.73920880217871724)));
+  c = _mm512_fmadd_ps(c, f2, _mm512_set1_ps(1.0f));
+  s = _mm512_mul_ps(s, f);
+  // Quarter turns: odd q gives {c, -s}, q of 2 or 3 negates both.
+  const __mmask16 odd = _mm512_test_epi32_mask(qn, _mm512_set1_epi32(1));
+  const __m512 neg = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_srli_epi32(qn, 1), 31));
+  const __m512 sn = _mm512_mask_blend_ps(odd, s, c);
+  const __m512 cs = _mm512_mask_blend_ps(odd, c, _mm512_xor_ps(s, _mm512_set1_ps(-0.0f)));
+  out_sin = _mm512_mul_ps(r, _mm512_xor_ps(sn, neg));
+  out_cos = _mm512_mul_ps(r, _mm512_xor_ps(cs, neg));
+}
+
+// Normal floats of sixteen blocks: {cos, sin} of words (0, 1), then of words (2, 3).
+template <bool Nt>
+PORTA_TARGET_AVX512 inline void normal_x16(const __m512i w[4], float* y) {
+  __m512 c01, s01, c23, s23;
+  box_muller_x16(_mm512_srli_epi32(w[0], 8), _mm512_srli_epi32(w[1], 8), c01, s01);
+  box_muller_x16(_mm512_srli_epi32(w[2], 8), _mm512_srli_epi32(w[3], 8), c23, s23);
+  __m512i v[4] = {_mm512_castps_si512(c01), _mm512_castps_si512(s01), _mm512_castps_si512(c23),
+                  _mm512_castps_si512(s23)};
+  transpose_4x16(v);
+  for (int r = 0; r < 4; ++r) put16<Nt>(y + 16 * r, v[r]);
+}
+
+// philox.hpp's double log_unit, sincos_turn and box_muller on eight lanes, operation for operation
+// (its fma_rn are vfmadd, its / and sqrt correctly rounded; the integer <-> double conversions are
+// exact: |e| < 2^11, |r| <= 2^50, a + 1 <= 2^53).
+PORTA_TARGET_AVX512 inline __m512d log_unit_x8d(__m512d u) {
+  const __m512i bits = _mm512_castpd_si512(u);
+  __m512i e = _mm512_sub_epi64(_mm512_srli_epi64(bits, 52), _mm512_set1_epi64(1023));
+  __m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi64(0xFFFFFFFFFFFFFLL)),
+                                                  _mm512_set1_epi64(0x3FF0000000000000LL)));
+  const __mmask8 big = _mm512_cmp_pd_mask(m, _mm512_set1_pd(1.41421356237309504880), _CMP_GT_OQ);
+  m = _mm512_mask_mul_pd(m, big, m, _mm512_set1_pd(0.5));
+  e = _mm512_mask_add_epi64(e, big, e, _mm512_set1_epi64(1));
+  const __m512d f = _mm512_sub_pd(m, _mm512_set1_pd(1.0));
+  const __m512d s = _mm512_div_pd(f, _mm512_add_pd(m, _mm512_set1_pd(1.0)));
+  const __m512d z = _mm512_mul_pd(s, s);
+  __m512d p = _mm512_set1_pd(2.0 / 23);
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 21));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 19));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 17));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 15));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 13));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 11));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 9));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 7));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 5));
+  p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(2.0 / 3));
+  const __m512d lnm = _mm512_fmadd_pd(_mm512_mul_pd(s, z), p, _mm512_add_pd(s, s));
+  const __m512d fe = _mm512_cvtepi64_pd(e);
+  return _mm512_fmadd_pd(fe, _mm512_set1_pd(0.693147180369123816490),
+                         _mm512_fmadd_pd(fe, _mm512_set1_pd(1.908214929270587816144e-10), lnm));
+}
+
+// {r cos, r sin} of Box-Muller from 53-bit integers a (radius) and b (angle) in 64-bit lanes.
+PORTA_TARGET_AVX512 inline void box_muller_x8d(__m512i a, __m512i b, __m512d& out_cos, __m512d& out_sin) {
+  const __m512d two_m53 = _mm512_set1_pd(1.1102230246251565404236316680908203125e-16);
+  const __m512d u = _mm512_mul_pd(_mm512_cvtepi64_pd(_mm512_add_epi64(a, _mm512_set1_epi64(1))), two_m53);
+  const __m512d r = _mm512_sqrt_pd(_mm512_mul_pd(_mm512_set1_pd(-2.0), log_unit_x8d(u)));
+  const __m512i qn = _mm512_srli_epi64(_mm512_add_epi64(b, _mm512_set1_epi64(std::int64_t(1) << 50)), 51);
+  const __m512i rr = _mm512_sub_epi64(b, _mm512_slli_epi64(qn, 51));
+  const __m512d f = _mm512_mul_pd(_mm512_cvtepi64_pd(rr), two_m53);
+  const __m512d f2 = _mm512_mul_pd(f, f);
+  __m512d s = _mm512_set1_pd(0.1042291622081398411727);
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(-0.7181223017785005122317));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(3.819952584848282127734));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(-15.09464257682299039183));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(42.05869394489765314499));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(-76.70585975306138584163));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(81.60524927607505420340));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(-41.34170224039976023397));
+  s = _mm512_fmadd_pd(s, f2, _mm512_set1_pd(6.283185307179586476925));
+  __m512d c = _mm512_set1_pd(-0.03638284114254567077175);
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(0.2820059684557912150703));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(-1.714390711088672065422));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(7.903536371318468804212));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(-26.42625678337439745290));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(60.24464137187666036272));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(-85.45681720669372773602));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(64.93939402266829149096));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(-19.73920880217871723767));
+  c = _mm512_fmadd_pd(c, f2, _mm512_set1_pd(1.0));
+  s = _mm512_mul_pd(s, f);
+  const __mmask8 odd = _mm512_test_epi64_mask(qn, _mm512_set1_epi64(1));
+  const __m512d neg = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_srli_epi64(qn, 1), 63));
+  const __m512d sn = _mm512_mask_blend_pd(odd, s, c);
+  const __m512d cs = _mm512_mask_blend_pd(odd, c, _mm512_xor_pd(s, _mm512_set1_pd(-0.0)));
+  out_sin = _mm512_mul_pd(r, _mm512_xor_pd(sn, neg));
+  out_cos = _mm512_mul_pd(r, _mm512_xor_pd(cs, neg));
+}
+
+// Normal doubles of sixteen blocks: {cos, sin} of the 53-bit integers of words (0, 1) and (2, 3).
+template <bool Nt>
+PORTA_TARGET_AVX512 inline void normal_x16(const __m512i w[4], double* y) {
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const __m512i qlo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), qhi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+  for (int h = 0; h < 2; ++h) {  // blocks 8h .. 8h + 7
+    const __m512i sel = h == 0 ? lo : hi;
+    const __m512i a = _mm512_srli_epi64(_mm512_permutex2var_epi32(w[1], sel, w[0]), 11);
+    const __m512i b = _mm512_srli_epi64(_mm512_permutex2var_epi32(w[3], sel, w[2]), 11);
+    __m512d c, s;
+    box_muller_x8d(a, b, c, s);
+    put16<Nt>(y + 16 * h, _mm512_permutex2var_pd(c, qlo, s));
+    put16<Nt>(y + 16 * h + 8, _mm512_permutex2var_pd(c, qhi, s));
+  }
+}
+
+// fill_x4 sixteen blocks at a time; y + b0 * per must be 64-byte aligned when Nt.
+template <class T, bool Normal, bool Nt>
+PORTA_TARGET_AVX512 void fill_x16(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream,
+                                  std::uint64_t offset, T* y) {
+  constexpr std::int64_t per = philox::kPerBlock<T>;
+  const RoundKeys keys(seed);
+  for (std::int64_t b = b0; b < b1; b += 16) {
+    __m512i w[4];
+    philox_x16(keys, stream, offset + static_cast<std::uint64_t>(b), w);
+    if constexpr (Normal) {
+      normal_x16<Nt>(w, y + b * per);
+    } else {
+      uniform_x16<Nt>(w, y + b * per);
+    }
+  }
+  if constexpr (Nt) _mm_sfence();
+}
+
+#endif
+
+// The widest path this CPU runs, capped by PORTA_CPU_RANDOM_ISA (base|avx2, read once) so that an
+// AVX-512 machine tests the narrower paths too. avx2 means AVX2 with FMA; baseline runs SSE2.
+IsaLevel random_level() {
+  static const IsaLevel value = [] {
+    IsaLevel best = IsaLevel::baseline;
+#if PORTA_RANDOM_AVX2
+    const IsaLevel cpu = cpu_isa().level;
+    if (cpu == IsaLevel::avx2 || cpu == IsaLevel::avx512) best = cpu;
+#endif
+    if (const char* cap = std::getenv("PORTA_CPU_RANDOM_ISA")) {
+      if (std::strcmp(cap, "base") == 0) best = IsaLevel::baseline;
+      if (std::strcmp(cap, "avx2") == 0 && best == IsaLevel::avx512) best = IsaLevel::avx2;
+    }
+    return best;
+  }();
+  return value;
+}
+
 template <class T, bool Normal>
 void fill_random(std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::uint64_t offset, T* y) {
   constexpr std::int64_t per = philox::kPerBlock<T>;
   const std::int64_t blocks = (n + per - 1) / per;
   const std::int64_t whole = n / per;  // blocks whose values all land in y
-  const bool nt = !Normal && n * static_cast<std::int64_t>(sizeof(T)) >= kStreamBytes &&
-                  (reinterpret_cast<std::uintptr_t>(y) & 31) == 0;
-#if PORTA_RANDOM_AVX2
-  const bool avx2 = cpu_isa().avx2, fma = cpu_isa().fma;
-#endif
+  const IsaLevel level = random_level();
+  // Streaming stores need y aligned to the widest vector the path stores. Normals on SSE2 (and
+  // double normals on AVX2) store element by element and ignore it.
+  const std::uintptr_t align = level == IsaLevel::avx512 ? 64 : 32;
+  const bool nt =
+      n * static_cast<std::int64_t>(sizeof(T)) >= kStreamBytes && reinterpret_cast<std::uintptr_t>(y) % align == 0;
+  // Blocks [b, e) of whole vectors of `width` blocks, the end rounded down.
+  const auto vector_end = [whole](std::int64_t b, std::int64_t b1, std::int64_t width) {
+    return b + std::max<std::int64_t>(0, std::min(b1, whole) - b) / width * width;
+  };
+  (void)vector_end;
+  (void)level;
   // A block costs about what a transcendental map costs per element. Ranges start at multiples of
   // 16 blocks (parallel_ranges' alignment), so an aligned y stays aligned for the streaming stores.
   parallel_ranges(blocks, kGrainTranscendental / per, [&](std::int64_t b0, std::int64_t b1) {
     std::int64_t b = b0;
 #if PORTA_RANDOM_AVX2
-    const std::int64_t e8 = b0 + std::max<std::int64_t>(0, std::min(b1, whole) - b0) / 8 * 8;
-    if (avx2 && e8 > b0) {
-      if (nt) {
-        fill_x8<T, Normal, true>(b0, e8, seed, stream, offset, y, fma);
-      } else {
-        fill_x8<T, Normal, false>(b0, e8, seed, stream, offset, y, fma);
+    if (level == IsaLevel::avx512) {
+      const std::int64_t e = vector_end(b, b1, 16);
+      if (e > b) {
+        if (nt) {
+          fill_x16<T, Normal, true>(b, e, seed, stream, offset, y);
+        } else {
+          fill_x16<T, Normal, false>(b, e, seed, stream, offset, y);
+        }
+        b = e;
       }
-      b = e8;
+    }
+    if (level == IsaLevel::avx2 || level == IsaLevel::avx512) {
+      const std::int64_t e = vector_end(b, b1, 8);
+      if (e > b) {
+        if (nt) {
+          fill_x8<T, Normal, true>(b, e, seed, stream, offset, y);
+        } else {
+          fill_x8<T, Normal, false>(b, e, seed, stream, offset, y);
+        }
+        b = e;
+      }
     }
 #endif
 #if PORTA_RANDOM_SSE2
-    const std::int64_t e4 = b + std::max<std::int64_t>(0, std::min(b1, whole) - b) / 4 * 4;
+    const std::int64_t e4 = vector_end(b, b1, 4);
     if (e4 > b) {
       if (nt) {
         fill_x4<T, Normal, true>(b, e4, seed, stream, offset, y);

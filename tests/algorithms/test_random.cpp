@@ -6,6 +6,7 @@
 // 1, 2 and 3 OpenMP threads and on every device.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -252,6 +253,40 @@ TEMPLATE_TEST_CASE("random: the same bits under 1, 2 and 3 threads and on every 
       PORTA_CHECK_RESULT(
           porta_test::compare_exact(porta::random::normal<T>(Shape{n}, seed, dev, at).to_vector(), expect_z));
     });
+  }
+}
+
+// The CPU fills 16, 8 or 4 blocks at a time (AVX-512, AVX2, SSE2: the widest the CPU has, capped by
+// PORTA_CPU_RANDOM_ISA=avx2|base, which the test list also runs this file under), then block by
+// block, and streams its stores past the cache from 8 MiB on. Sizes around each width, counters
+// whose low word wraps inside a vector, streams with both words set, and fills large enough to
+// stream, against the scalar definition.
+TEMPLATE_TEST_CASE("random: every vector width, tail, counter carry and streaming fill, bit for bit", "[random]", float,
+                   double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const char* cap = std::getenv("PORTA_CPU_RANDOM_ISA");
+  constexpr std::int64_t per = philox::kPerBlock<T>;
+  const std::int64_t big = (std::int64_t(8) << 20) / static_cast<std::int64_t>(sizeof(T)) + 3 * per + 1;
+  const std::int64_t sizes[] = {4 * per - 1, 8 * per + 1,  16 * per - 1, 16 * per,   16 * per + 3, 31 * per,
+                                32 * per,    45 * per + 1, 64 * per + 7, 1000 * per, 4099,         big};
+  const std::uint64_t offsets[] = {0, 5, 0xFFFFFFFFull - 6, 0x1FFFFFFF8ull, ~std::uint64_t(0) - 20};
+  const std::uint64_t streams[] = {0, 7, 0x0123456789ABCDEFull};
+  int k = 0;
+  for (std::int64_t n : sizes) {
+    for (bool normal : {false, true}) {
+      const std::uint64_t seed = fresh_seed(rng);
+      const porta::random::Counter at{streams[k % 3], offsets[k % 5]};
+      ++k;
+      INFO(dev.to_string() << " (PORTA_CPU_RANDOM_ISA=" << (cap ? cap : "") << "), " << (normal ? "normal" : "uniform")
+                           << ", n = " << n << ", seed " << seed << ", stream " << at.stream << ", offset "
+                           << at.offset);
+      const std::vector<T> got = normal ? porta::random::normal<T>(Shape{n}, seed, dev, at).to_vector()
+                                        : porta::random::uniform<T>(Shape{n}, seed, dev, at).to_vector();
+      const std::vector<T> expect = normal ? host_normals<T>(seed, at, n) : expected_uniform<T>(seed, at, n);
+      PORTA_CHECK_RESULT(porta_test::compare_exact(got, expect));
+    }
   }
 }
 
