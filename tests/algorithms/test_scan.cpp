@@ -6,6 +6,7 @@
 // threads and on every device.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -367,4 +368,105 @@ TEST_CASE("scans of strided views: the view's elements in its order", "[scan]") 
   PORTA_CHECK_RESULT(porta_test::compare_exact(porta::cumsum(col).to_vector(), canonical_scan(hc, ScanOp::sum, false)));
   PORTA_CHECK_RESULT(porta_test::compare_exact(porta::exclusive_scan(col, 0, ScanOp::max).to_vector(),
                                                canonical_scan(hc, ScanOp::max, true)));
+}
+
+namespace {
+
+// PORTA_CPU_SCAN_ISA set for a scope (cpu_scan.cpp reads it at every scan), the old value restored.
+class ScanIsaCap {
+ public:
+  explicit ScanIsaCap(const char* cap) {
+    const char* old = std::getenv("PORTA_CPU_SCAN_ISA");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("PORTA_CPU_SCAN_ISA", cap, 1);
+  }
+  ~ScanIsaCap() {
+    if (had_) {
+      setenv("PORTA_CPU_SCAN_ISA", old_.c_str(), 1);
+    } else {
+      unsetenv("PORTA_CPU_SCAN_ISA");
+    }
+  }
+  ScanIsaCap(const ScanIsaCap&) = delete;
+  ScanIsaCap& operator=(const ScanIsaCap&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+// Inputs whose max and sum depend on how equal values and special values are combined: signed
+// zeros among negatives (max keeps +0 over -0 in either order, -0 + +0 is +0), infinities of both
+// signs (inf - inf is a NaN), and one NaN in the last tile.
+template <class T>
+std::vector<T> special_input(porta_test::Rng& rng, std::int64_t n, int kind) {
+  std::vector<T> v = scan_input<T>(rng, n);
+  const T inf = std::numeric_limits<T>::infinity();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t r = rng.uniform<std::int64_t>(0, 15);
+    T& a = v[static_cast<std::size_t>(i)];
+    if (kind == 0) {
+      a = r < 6 ? T(-0.0) : r < 12 ? T(0.0) : r < 15 ? -std::fabs(a) : -inf;
+    } else if (r == 0) {
+      a = rng.uniform<std::int64_t>(0, 1) ? inf : -inf;
+    }
+  }
+  if (kind == 1 && n > 100) v[static_cast<std::size_t>(n - 100)] = std::numeric_limits<T>::quiet_NaN();
+  return v;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("scans on the CPU: every vector width (PORTA_CPU_SCAN_ISA) gives the canonical bits",
+                   "[scan][determinism]", float, double) {
+  // The CPU backend runs float and double tiles at the widest width the CPU has (AVX-512, AVX2 or
+  // SSE2); the cap forces the narrower ones on the same machine. Sizes around group and tile
+  // boundaries, misaligned rows, exclusive scans (their output starts one element off alignment)
+  // and one scan large enough for non-temporal stores (8 MiB).
+  using T = TestType;
+  const Device dev{porta::DeviceType::cpu, 0};
+  PORTA_RNG(rng);
+  const std::int64_t big = (std::int64_t(8) << 20) / static_cast<std::int64_t>(sizeof(T)) + 2 * 4096 + 7;
+  const std::int64_t sizes[] = {4096, 4097, 2 * 4096, 5 * 4096 + 17, 37 * 4096 + 11, big};
+  std::vector<std::pair<std::vector<T>, std::string>> inputs;
+  for (std::int64_t n : sizes) {
+    inputs.emplace_back(scan_input<T>(rng, n), "random, n = " + std::to_string(n));
+    if (n < big) {
+      inputs.emplace_back(special_input<T>(rng, n, 0), "signed zeros, n = " + std::to_string(n));
+      inputs.emplace_back(special_input<T>(rng, n, 1), "infinities and a NaN, n = " + std::to_string(n));
+    }
+  }
+  for (const auto& [h, what] : inputs) {
+    const Array<T> x = Array<T>::from(h, dev);
+    for (ScanOp op : {ScanOp::sum, ScanOp::max}) {
+      for (bool exclusive : {false, true}) {
+        const std::vector<T> expect = canonical_scan(h, op, exclusive);
+        for (const char* cap : {"widest", "avx2", "base"}) {
+          const ScanIsaCap scoped(cap);
+          INFO("PORTA_CPU_SCAN_ISA=" << cap << ", " << what << (op == ScanOp::sum ? ", sum" : ", max")
+                                     << (exclusive ? ", exclusive" : ", inclusive"));
+          PORTA_CHECK_RESULT(porta_test::compare_exact(run(x, op, exclusive), expect));
+        }
+      }
+    }
+  }
+  // Rows of 8193 start off every vector alignment after the first; the rows of {2, 4100, 3} run
+  // through the gathered-column path.
+  for (const std::vector<std::int64_t>& dims :
+       {std::vector<std::int64_t>{3, 8193}, std::vector<std::int64_t>{2, 4100, 3}}) {
+    const Shape shape = dims.size() == 2 ? Shape{dims[0], dims[1]} : Shape{dims[0], dims[1], dims[2]};
+    const std::vector<T> h = special_input<T>(rng, shape.size(), 0);
+    const Array<T> x = Array<T>::from(h, shape, dev);
+    const int axis = 1;
+    for (ScanOp op : {ScanOp::sum, ScanOp::max}) {
+      const std::vector<T> expect = axis_reference(h, dims, axis, op, false);
+      for (const char* cap : {"widest", "avx2", "base"}) {
+        const ScanIsaCap scoped(cap);
+        INFO("PORTA_CPU_SCAN_ISA=" << cap << ", shape " << shape.to_string()
+                                   << (op == ScanOp::sum ? ", sum" : ", max"));
+        PORTA_CHECK_RESULT(porta_test::compare_exact(porta::inclusive_scan(x, axis, op).to_vector(), expect));
+      }
+    }
+  }
 }
