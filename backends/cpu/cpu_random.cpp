@@ -382,40 +382,52 @@ PORTA_TARGET_AVX2_FMA void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64
 
 #if PORTA_RANDOM_AVX2
 
-// philox_x4 on sixteen blocks. vpmuludq multiplies the even lanes; one masked in-lane swap each
-// then gathers the low and the high halves of the even and odd products, and vpternlogd does the
-// round's two xors in one.
-PORTA_TARGET_AVX512 inline void mul_x16(__m512i a, __m512i m, __m512i& p_lo, __m512i& p_hi) {
-  const __m512i e = _mm512_mul_epu32(a, m);                         // 64-bit products of lanes 2i
-  const __m512i o = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // ... of lanes 2i + 1
-  p_lo = _mm512_mask_shuffle_epi32(e, 0xAAAA, o, _MM_PERM_CDAB);
-  p_hi = _mm512_mask_shuffle_epi32(o, 0x5555, e, _MM_PERM_CDAB);
+// philox_x4 on sixteen blocks, as two vectors of eight 64-bit lanes whose low halves hold the
+// words: vpmuludq reads only those halves and writes the whole product, so a round is a multiply,
+// a shift for the high word and one vpternlogd for the two xors per pair of words, with no
+// shuffles; the high halves carry junk that nothing reads. w[j][h] holds word j of blocks
+// 8h .. 8h + 7.
+PORTA_TARGET_AVX512 inline void philox_x16(const RoundKeys& keys, std::uint64_t stream, std::uint64_t first,
+                                           __m512i w[4][2]) {
+  const __m512i m0 = _mm512_set1_epi64(philox::kM0), m1 = _mm512_set1_epi64(philox::kM1);
+  // The counters: 64-bit block numbers give lo(b) below and hi(b) above, the carry included.
+  __m512i c0[2], c1[2], c2[2], c3[2];
+  for (int h = 0; h < 2; ++h) {
+    c0[h] = _mm512_add_epi64(
+        _mm512_set1_epi64(static_cast<long long>(first)),
+        _mm512_setr_epi64(8 * h, 8 * h + 1, 8 * h + 2, 8 * h + 3, 8 * h + 4, 8 * h + 5, 8 * h + 6, 8 * h + 7));
+    c1[h] = _mm512_srli_epi64(c0[h], 32);
+    c2[h] = _mm512_set1_epi64(static_cast<long long>(stream));
+    c3[h] = _mm512_set1_epi64(static_cast<long long>(stream >> 32));
+  }
+  for (int r = 0; r < 10; ++r) {
+    const __m512i k0 = _mm512_set1_epi32(static_cast<int>(keys.s[2 * r]));
+    const __m512i k1 = _mm512_set1_epi32(static_cast<int>(keys.s[2 * r + 1]));
+    for (int h = 0; h < 2; ++h) {
+      const __m512i p0 = _mm512_mul_epu32(c0[h], m0), p1 = _mm512_mul_epu32(c2[h], m1);
+      c0[h] = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p1, 32), c1[h], k0, 0x96);
+      c1[h] = p1;
+      c2[h] = _mm512_ternarylogic_epi32(_mm512_srli_epi64(p0, 32), c3[h], k1, 0x96);
+      c3[h] = p0;
+    }
+  }
+  for (int h = 0; h < 2; ++h) {
+    w[0][h] = c0[h];
+    w[1][h] = c1[h];
+    w[2][h] = c2[h];
+    w[3][h] = c3[h];
+  }
 }
 
-PORTA_TARGET_AVX512 inline void philox_x16(const RoundKeys& keys, std::uint64_t stream, std::uint64_t first,
-                                           __m512i w[4]) {
-  // Counters first + i as (lo, hi) words: lo wraps, and hi takes the carry where it did.
-  const __m512i lo0 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(first)));
-  const __m512i hi0 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(first >> 32)));
-  __m512i c0 = _mm512_add_epi32(lo0, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-  __m512i c1 = _mm512_mask_add_epi32(hi0, _mm512_cmplt_epu32_mask(c0, lo0), hi0, _mm512_set1_epi32(1));
-  __m512i c2 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream)));
-  __m512i c3 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream >> 32)));
-  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(philox::kM0));
-  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(philox::kM1));
-  for (int r = 0; r < 10; ++r) {
-    __m512i p0_lo, p0_hi, p1_lo, p1_hi;
-    mul_x16(c0, m0, p0_lo, p0_hi);
-    mul_x16(c2, m1, p1_lo, p1_hi);
-    c0 = _mm512_ternarylogic_epi32(p1_hi, c1, _mm512_set1_epi32(static_cast<int>(keys.s[2 * r])), 0x96);
-    c1 = p1_lo;
-    c2 = _mm512_ternarylogic_epi32(p0_hi, c3, _mm512_set1_epi32(static_cast<int>(keys.s[2 * r + 1])), 0x96);
-    c3 = p0_lo;
-  }
-  w[0] = c0;
-  w[1] = c1;
-  w[2] = c2;
-  w[3] = c3;
+// Two words side by side: 64-bit lane b = (lo word of x, lo word of y) = x | y << 32.
+PORTA_TARGET_AVX512 inline __m512i pair_words(__m512i x, __m512i y) {
+  return _mm512_mask_shuffle_epi32(x, 0xAAAA, y, _MM_PERM_CDAB);
+}
+
+// Word j of all sixteen blocks in 32-bit lanes.
+PORTA_TARGET_AVX512 inline __m512i pack_words(const __m512i (&w)[2]) {
+  return _mm512_permutex2var_epi32(w[0], _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+                                   w[1]);
 }
 
 // Four vectors of sixteen 32-bit lanes, v[j] lane b = word j of block b, to block-major order:
@@ -450,25 +462,34 @@ PORTA_TARGET_AVX512 inline void put16(double* p, __m512d v) {
   }
 }
 
+// Uniform floats of sixteen blocks. Pairing words (0, 1) and (2, 3) is the first half of the
+// transpose to block order; the maps are elementwise and run between the halves.
 template <bool Nt>
-PORTA_TARGET_AVX512 inline void uniform_x16(const __m512i w[4], float* y) {
+PORTA_TARGET_AVX512 inline void uniform_x16(const __m512i (&w)[4][2], float* y) {
   const __m512 scale = _mm512_set1_ps(5.9604644775390625e-08f);
-  __m512i v[4];
+  __m512i v[4] = {pair_words(w[0][0], w[1][0]), pair_words(w[0][1], w[1][1]), pair_words(w[2][0], w[3][0]),
+                  pair_words(w[2][1], w[3][1])};
   for (int j = 0; j < 4; ++j)
-    v[j] = _mm512_castps_si512(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(w[j], 8)), scale));
-  transpose_4x16(v);
-  for (int r = 0; r < 4; ++r) put16<Nt>(y + 16 * r, v[r]);
+    v[j] = _mm512_castps_si512(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(v[j], 8)), scale));
+  const __m512i qlo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), qhi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+  put16<Nt>(y, _mm512_permutex2var_epi64(v[0], qlo, v[2]));
+  put16<Nt>(y + 16, _mm512_permutex2var_epi64(v[0], qhi, v[2]));
+  put16<Nt>(y + 32, _mm512_permutex2var_epi64(v[1], qlo, v[3]));
+  put16<Nt>(y + 48, _mm512_permutex2var_epi64(v[1], qhi, v[3]));
 }
 
-// Uniform doubles of sixteen blocks: transposed as words (1, 0, 3, 2), each 64-bit lane is one
-// element's (hi << 32) | lo, in element order; its top 53 bits convert exactly (AVX-512DQ).
+// Uniform doubles of sixteen blocks: (w0 << 32 | w1) and (w2 << 32 | w3) per block, their top 53
+// bits converted exactly (AVX-512DQ), interleaved to element order.
 template <bool Nt>
-PORTA_TARGET_AVX512 inline void uniform_x16(const __m512i w[4], double* y) {
+PORTA_TARGET_AVX512 inline void uniform_x16(const __m512i (&w)[4][2], double* y) {
   const __m512d scale = _mm512_set1_pd(1.1102230246251565404236316680908203125e-16);
-  __m512i v[4] = {w[1], w[0], w[3], w[2]};
-  transpose_4x16(v);
-  for (int r = 0; r < 4; ++r)
-    put16<Nt>(y + 8 * r, _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(v[r], 11)), scale));
+  const __m512i qlo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), qhi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+  for (int h = 0; h < 2; ++h) {
+    const __m512d a = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(pair_words(w[1][h], w[0][h]), 11)), scale);
+    const __m512d b = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(pair_words(w[3][h], w[2][h]), 11)), scale);
+    put16<Nt>(y + 16 * h, _mm512_permutex2var_pd(a, qlo, b));
+    put16<Nt>(y + 16 * h + 8, _mm512_permutex2var_pd(a, qhi, b));
+  }
 }
 
 // box_muller_x8 on sixteen lanes: philox.hpp's log_unit, sincos_turn and box_muller for float,
@@ -527,10 +548,10 @@ PORTA_TARGET_AVX512 inline void box_muller_x16(__m512i a, __m512i b, __m512& out
 
 // Normal floats of sixteen blocks: {cos, sin} of words (0, 1), then of words (2, 3).
 template <bool Nt>
-PORTA_TARGET_AVX512 inline void normal_x16(const __m512i w[4], float* y) {
+PORTA_TARGET_AVX512 inline void normal_x16(const __m512i (&w)[4][2], float* y) {
   __m512 c01, s01, c23, s23;
-  box_muller_x16(_mm512_srli_epi32(w[0], 8), _mm512_srli_epi32(w[1], 8), c01, s01);
-  box_muller_x16(_mm512_srli_epi32(w[2], 8), _mm512_srli_epi32(w[3], 8), c23, s23);
+  box_muller_x16(_mm512_srli_epi32(pack_words(w[0]), 8), _mm512_srli_epi32(pack_words(w[1]), 8), c01, s01);
+  box_muller_x16(_mm512_srli_epi32(pack_words(w[2]), 8), _mm512_srli_epi32(pack_words(w[3]), 8), c23, s23);
   __m512i v[4] = {_mm512_castps_si512(c01), _mm512_castps_si512(s01), _mm512_castps_si512(c23),
                   _mm512_castps_si512(s23)};
   transpose_4x16(v);
@@ -607,16 +628,12 @@ PORTA_TARGET_AVX512 inline void box_muller_x8d(__m512i a, __m512i b, __m512d& ou
 
 // Normal doubles of sixteen blocks: {cos, sin} of the 53-bit integers of words (0, 1) and (2, 3).
 template <bool Nt>
-PORTA_TARGET_AVX512 inline void normal_x16(const __m512i w[4], double* y) {
-  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+PORTA_TARGET_AVX512 inline void normal_x16(const __m512i (&w)[4][2], double* y) {
   const __m512i qlo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), qhi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
   for (int h = 0; h < 2; ++h) {  // blocks 8h .. 8h + 7
-    const __m512i sel = h == 0 ? lo : hi;
-    const __m512i a = _mm512_srli_epi64(_mm512_permutex2var_epi32(w[1], sel, w[0]), 11);
-    const __m512i b = _mm512_srli_epi64(_mm512_permutex2var_epi32(w[3], sel, w[2]), 11);
     __m512d c, s;
-    box_muller_x8d(a, b, c, s);
+    box_muller_x8d(_mm512_srli_epi64(pair_words(w[1][h], w[0][h]), 11),
+                   _mm512_srli_epi64(pair_words(w[3][h], w[2][h]), 11), c, s);
     put16<Nt>(y + 16 * h, _mm512_permutex2var_pd(c, qlo, s));
     put16<Nt>(y + 16 * h + 8, _mm512_permutex2var_pd(c, qhi, s));
   }
@@ -629,7 +646,7 @@ PORTA_TARGET_AVX512 void fill_x16(std::int64_t b0, std::int64_t b1, std::uint64_
   constexpr std::int64_t per = philox::kPerBlock<T>;
   const RoundKeys keys(seed);
   for (std::int64_t b = b0; b < b1; b += 16) {
-    __m512i w[4];
+    __m512i w[4][2];
     philox_x16(keys, stream, offset + static_cast<std::uint64_t>(b), w);
     if constexpr (Normal) {
       normal_x16<Nt>(w, y + b * per);
