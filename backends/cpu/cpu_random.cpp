@@ -22,8 +22,8 @@
 #else
 #define PORTA_RANDOM_SSE2 0
 #endif
-// AVX2 (eight blocks a vector) is compiled per function and chosen at run time: porta is built for
-// baseline x86-64.
+// AVX2 (eight blocks a vector) and AVX-512 (sixteen) are compiled per function and chosen at run
+// time: porta is built for baseline x86-64.
 #if PORTA_RANDOM_SSE2 && defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define PORTA_RANDOM_AVX2 1
@@ -368,6 +368,8 @@ PORTA_TARGET_AVX2_FMA void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64
     if constexpr (Normal && sizeof(T) == 4) {
       normal_x8<Nt>(w, y + b * per);
     } else if constexpr (Normal) {
+      // philox.hpp's scalar map, compiled here for FMA: its std::fma are vfmadd (the same correctly
+      // rounded result), not calls to libm's software fma.
       alignas(32) std::uint32_t words[4][8];
       for (int j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(words[j]), w[j]);
       normal_blocks<T>(words, y + b * per);
