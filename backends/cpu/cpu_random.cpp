@@ -7,9 +7,9 @@
 // word. On x86-64 sixteen blocks run side by side in AVX-512 lanes where the CPU has them, else
 // eight in AVX2 lanes, else four in SSE2 lanes (pmuludq gives a 64-bit product per pair of lanes),
 // and the uniform maps run on the same vectors: integer shifts and exact conversions, so the values
-// are the scalar definition's bit for bit. Normals on AVX-512 (float and double) and float normals
-// on AVX2+FMA run philox.hpp's log and sin/cos on vectors, operation for operation; elsewhere the
-// normals take their words from the vector code and map them with philox.hpp's scalar functions.
+// are the scalar definition's bit for bit. Normals on AVX-512 and on AVX2+FMA run philox.hpp's log
+// and sin/cos on vectors, operation for operation; on SSE2 they take their words from the vector
+// code and map them with philox.hpp's scalar functions.
 // PORTA_CPU_RANDOM_ISA=base|avx2 caps the path (read once), so that one machine tests them all.
 #include <algorithm>
 #include <cstdint>
@@ -355,8 +355,109 @@ PORTA_TARGET_AVX2_FMA void normal_x8(const __m256i w[4], float* y) {
   put8<Nt>(y + 24, _mm256_permute2f128_ps(r2, r3, 0x31));
 }
 
-// fill_x4 eight blocks at a time (float normals need FMA too: the AVX2 level has it); y + b0 * per
-// must be 32-byte aligned when Nt.
+// Double normals on four lanes: philox.hpp's double log_unit, sincos_turn and box_muller,
+// operation for operation. AVX2 has no 64-bit integer <-> double conversion; the ones needed are
+// exact by construction: small signed integers (|e| < 2^11, |r| <= 2^50) through the 1.5 * 2^52
+// bias, and a + 1 <= 2^53 as its two 32-bit halves, whose scaled sum is exact.
+PORTA_TARGET_AVX2_FMA inline __m256d small_int_to_double(__m256i x) {
+  const __m256d magic = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x, _mm256_castpd_si256(magic))), magic);
+}
+
+PORTA_TARGET_AVX2_FMA inline __m256d uint53_to_double(__m256i k) {
+  const __m256i bias = _mm256_set1_epi64x(0x4330000000000000LL);
+  const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
+  const __m256d dlo = _mm256_sub_pd(
+      _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(k, _mm256_set1_epi64x(0xFFFFFFFFLL)), bias)), two52);
+  const __m256d dhi = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(k, 32), bias)), two52);
+  return _mm256_add_pd(_mm256_mul_pd(dhi, _mm256_set1_pd(4294967296.0)), dlo);
+}
+
+PORTA_TARGET_AVX2_FMA inline __m256d log_unit_x4d(__m256d u) {
+  const __m256i bits = _mm256_castpd_si256(u);
+  __m256i e = _mm256_sub_epi64(_mm256_srli_epi64(bits, 52), _mm256_set1_epi64x(1023));
+  __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0xFFFFFFFFFFFFFLL)),
+                                                  _mm256_set1_epi64x(0x3FF0000000000000LL)));
+  const __m256d big = _mm256_cmp_pd(m, _mm256_set1_pd(1.41421356237309504880), _CMP_GT_OQ);
+  m = _mm256_blendv_pd(m, _mm256_mul_pd(m, _mm256_set1_pd(0.5)), big);
+  e = _mm256_sub_epi64(e, _mm256_castpd_si256(big));  // mask lanes are -1
+  const __m256d f = _mm256_sub_pd(m, _mm256_set1_pd(1.0));
+  const __m256d s = _mm256_div_pd(f, _mm256_add_pd(m, _mm256_set1_pd(1.0)));
+  const __m256d z = _mm256_mul_pd(s, s);
+  __m256d p = _mm256_set1_pd(2.0 / 23);
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 21));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 19));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 17));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 15));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 13));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 11));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 9));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 7));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 5));
+  p = _mm256_fmadd_pd(p, z, _mm256_set1_pd(2.0 / 3));
+  const __m256d lnm = _mm256_fmadd_pd(_mm256_mul_pd(s, z), p, _mm256_add_pd(s, s));
+  const __m256d fe = small_int_to_double(e);
+  return _mm256_fmadd_pd(fe, _mm256_set1_pd(0.693147180369123816490),
+                         _mm256_fmadd_pd(fe, _mm256_set1_pd(1.908214929270587816144e-10), lnm));
+}
+
+PORTA_TARGET_AVX2_FMA inline void box_muller_x4d(__m256i a, __m256i b, __m256d& out_cos, __m256d& out_sin) {
+  const __m256d two_m53 = _mm256_set1_pd(1.1102230246251565404236316680908203125e-16);
+  const __m256d u = _mm256_mul_pd(uint53_to_double(_mm256_add_epi64(a, _mm256_set1_epi64x(1))), two_m53);
+  const __m256d r = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), log_unit_x4d(u)));
+  const __m256i qn = _mm256_srli_epi64(_mm256_add_epi64(b, _mm256_set1_epi64x(std::int64_t(1) << 50)), 51);
+  const __m256i rr = _mm256_sub_epi64(b, _mm256_slli_epi64(qn, 51));
+  const __m256d f = _mm256_mul_pd(small_int_to_double(rr), two_m53);
+  const __m256d f2 = _mm256_mul_pd(f, f);
+  __m256d s = _mm256_set1_pd(0.1042291622081398411727);
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(-0.7181223017785005122317));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(3.819952584848282127734));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(-15.09464257682299039183));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(42.05869394489765314499));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(-76.70585975306138584163));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(81.60524927607505420340));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(-41.34170224039976023397));
+  s = _mm256_fmadd_pd(s, f2, _mm256_set1_pd(6.283185307179586476925));
+  __m256d c = _mm256_set1_pd(-0.03638284114254567077175);
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(0.2820059684557912150703));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(-1.714390711088672065422));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(7.903536371318468804212));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(-26.42625678337439745290));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(60.24464137187666036272));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(-85.45681720669372773602));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(64.93939402266829149096));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(-19.73920880217871723767));
+  c = _mm256_fmadd_pd(c, f2, _mm256_set1_pd(1.0));
+  s = _mm256_mul_pd(s, f);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d odd =
+      _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(qn, _mm256_set1_epi64x(1)), _mm256_set1_epi64x(1)));
+  const __m256d neg = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_srli_epi64(qn, 1), 63));
+  const __m256d sn = _mm256_blendv_pd(s, c, odd);
+  const __m256d cs = _mm256_blendv_pd(c, _mm256_xor_pd(s, sign), odd);
+  out_sin = _mm256_mul_pd(r, _mm256_xor_pd(sn, neg));
+  out_cos = _mm256_mul_pd(r, _mm256_xor_pd(cs, neg));
+}
+
+// Normal doubles of eight blocks at y: as uniform_x8 pairs the words, blocks 0, 1 | 4, 5 from the
+// low words and 2, 3 | 6, 7 from the high ones, {cos, sin} interleaved to element order.
+template <bool Nt>
+PORTA_TARGET_AVX2_FMA void normal_x8(const __m256i w[4], double* y) {
+  __m256d c01, s01, c23, s23;
+  box_muller_x4d(_mm256_srli_epi64(_mm256_unpacklo_epi32(w[1], w[0]), 11),
+                 _mm256_srli_epi64(_mm256_unpacklo_epi32(w[3], w[2]), 11), c01, s01);
+  box_muller_x4d(_mm256_srli_epi64(_mm256_unpackhi_epi32(w[1], w[0]), 11),
+                 _mm256_srli_epi64(_mm256_unpackhi_epi32(w[3], w[2]), 11), c23, s23);
+  const __m256d u0 = _mm256_unpacklo_pd(c01, s01), u1 = _mm256_unpackhi_pd(c01, s01);
+  const __m256d u2 = _mm256_unpacklo_pd(c23, s23), u3 = _mm256_unpackhi_pd(c23, s23);
+  put8<Nt>(y, _mm256_permute2f128_pd(u0, u1, 0x20));
+  put8<Nt>(y + 4, _mm256_permute2f128_pd(u2, u3, 0x20));
+  put8<Nt>(y + 8, _mm256_permute2f128_pd(u0, u1, 0x31));
+  put8<Nt>(y + 12, _mm256_permute2f128_pd(u2, u3, 0x31));
+}
+
+// fill_x4 eight blocks at a time (normals need FMA too: the AVX2 level has it); y + b0 * per must
+// be 32-byte aligned when Nt.
 template <class T, bool Normal, bool Nt>
 PORTA_TARGET_AVX2_FMA void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64_t seed, std::uint64_t stream,
                                    std::uint64_t offset, T* y) {
@@ -365,14 +466,8 @@ PORTA_TARGET_AVX2_FMA void fill_x8(std::int64_t b0, std::int64_t b1, std::uint64
   for (std::int64_t b = b0; b < b1; b += 8) {
     __m256i w[4];
     philox_x8(keys, stream, offset + static_cast<std::uint64_t>(b), w);
-    if constexpr (Normal && sizeof(T) == 4) {
+    if constexpr (Normal) {
       normal_x8<Nt>(w, y + b * per);
-    } else if constexpr (Normal) {
-      // philox.hpp's scalar map, compiled here for FMA: its std::fma are vfmadd (the same correctly
-      // rounded result), not calls to libm's software fma.
-      alignas(32) std::uint32_t words[4][8];
-      for (int j = 0; j < 4; ++j) _mm256_store_si256(reinterpret_cast<__m256i*>(words[j]), w[j]);
-      normal_blocks<T>(words, y + b * per);
     } else {
       uniform_x8<Nt>(w, y + b * per);
     }
@@ -685,8 +780,8 @@ void fill_random(std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::
   const std::int64_t blocks = (n + per - 1) / per;
   const std::int64_t whole = n / per;  // blocks whose values all land in y
   const IsaLevel level = random_level();
-  // Streaming stores need y aligned to the widest vector the path stores. Normals on SSE2 (and
-  // double normals on AVX2) store element by element and ignore it.
+  // Streaming stores need y aligned to the widest vector the path stores. Normals on SSE2 store
+  // element by element and ignore it.
   const std::uintptr_t align = level == IsaLevel::avx512 ? 64 : 32;
   const bool nt =
       n * static_cast<std::int64_t>(sizeof(T)) >= kStreamBytes && reinterpret_cast<std::uintptr_t>(y) % align == 0;
