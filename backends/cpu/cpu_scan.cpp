@@ -435,54 +435,124 @@ struct TileFor<double, Op, ScanIsa::avx512> {
 };
 #endif
 
+// Tiles a thread scans per round of the blocked passes (below): its pass-1 reads must still be in
+// its L2 when pass 2 rereads them, beside pass 2's own tile buffers, on a core whose L2 may be
+// shared by two hardware threads.
+inline constexpr std::int64_t kRoundBytes = std::int64_t(512) << 10;
+
+// The tile carries of step 5 as the totals arrive in tile order: level[j][k] = B(k, j) as soon as
+// tiles [0, (k + 1) 2^j) are known. The blocks, their operations and each carry's fold are those
+// of scan_tile_carries, so the bits are too.
+template <class T, class Op>
+class CarryBuilder {
+ public:
+  CarryBuilder(const T* S, std::int64_t tiles, Op op) : S_(S), op_(op) {
+    for (std::int64_t size = tiles / 2; size >= 1; size /= 2) level_.emplace_back(static_cast<std::size_t>(size));
+  }
+  // S[0, end) is known: the blocks inside it are built, and C[t] written for t in [begin, end).
+  void extend(std::int64_t begin, std::int64_t end, T* C) {
+    for (std::size_t j = 1; j <= level_.size(); ++j) {
+      const T* prev = j == 1 ? S_ : level_[j - 2].data();
+      std::vector<T>& cur = level_[j - 1];
+      for (std::int64_t k = built_ >> j; k < end >> j; ++k) {
+        cur[static_cast<std::size_t>(k)] = op_(prev[2 * k], prev[2 * k + 1]);
+      }
+    }
+    built_ = end;
+    for (std::int64_t t = begin; t < end; ++t) {
+      T c = Op::template identity<T>();
+      std::int64_t pos = 0;
+      for (int j = static_cast<int>(level_.size()); j >= 0; --j) {
+        if ((t >> j) & 1) {
+          const T* lv = j == 0 ? S_ : level_[static_cast<std::size_t>(j - 1)].data();
+          c = op_(c, lv[pos >> j]);
+          pos += std::int64_t(1) << j;
+        }
+      }
+      C[t] = c;
+    }
+  }
+
+ private:
+  const T* S_;
+  Op op_;
+  std::vector<std::vector<T>> level_;  // level_[j - 1] holds B(., j)
+  std::int64_t built_ = 0;
+};
+
 // One contiguous sequence x[0..n) into y (y == x allowed when inclusive). `parallel`: spread its
 // tiles over the team (else the calling thread does everything, for one of many sequences).
 // `stream`: write y with non-temporal stores.
+//
+// Rounds of kRoundBytes a thread: each thread computes the totals of its share of the round (pass
+// 1, reading it from memory), the carries of the round's tiles follow from all totals so far (a
+// tile's carry needs only earlier tiles), and each thread writes its share (pass 2, rereading it
+// from its own cache: both passes split the round alike). So a large scan reads its input from
+// memory once and writes once, as a copy does, for two barriers a round.
 template <class Tile, class T, class Op>
 void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool parallel, bool stream) {
   if (n <= 0) return;
   const std::int64_t tiles = scan_tile_count(n);
   const std::int64_t shift = exclusive ? 1 : 0;
   std::vector<T> S(static_cast<std::size_t>(tiles)), C(static_cast<std::size_t>(tiles));
+  CarryBuilder<T, Op> carries(S.data(), tiles, op);
   // Pass 1: the tile totals (the last tile's is never used by a carry).
-  const auto total = [&](std::int64_t t) {
-    const std::int64_t b = t * kScanTile;
-    S[static_cast<std::size_t>(t)] = Tile::total(x + b, std::min(kScanTile, n - b), op);
+  const auto totals = [&](std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t t = t0; t < t1 && t + 1 < tiles; ++t) {
+      const std::int64_t b = t * kScanTile;
+      S[static_cast<std::size_t>(t)] = Tile::total(x + b, std::min(kScanTile, n - b), op);
+    }
   };
   // Pass 2: y = C[t] ⊕ L, NaN canonical, shifted by one when exclusive (the last input's value is
-  // dropped). Both passes split the tiles alike (schedule(static)), so a thread rereads the inputs
-  // it read in pass 1.
-  const auto finish = [&](std::int64_t t) {
-    const std::int64_t b = t * kScanTile;
-    const std::int64_t len = std::min(kScanTile, n - b);
-    const std::int64_t m = std::min(len, n - shift - b);
-    if (m <= 0) return;
-    T* out = y + b + shift;
-    if (len == kScanTile && m == len && (reinterpret_cast<std::uintptr_t>(out) & (Tile::kAlign - 1)) == 0) {
-      Tile::values(x + b, len, C[static_cast<std::size_t>(t)], out, op, stream);
-      if (stream) store_fence();
-      return;
-    }
-    alignas(64) T buf[kScanTile];
-    Tile::values(x + b, len, C[static_cast<std::size_t>(t)], buf, op, false);
-    if (stream) {
-      stream_copy(out, buf, static_cast<std::size_t>(m) * sizeof(T));
-    } else {
-      std::memcpy(out, buf, static_cast<std::size_t>(m) * sizeof(T));
+  // dropped).
+  const auto finish = [&](std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const std::int64_t b = t * kScanTile;
+      const std::int64_t len = std::min(kScanTile, n - b);
+      const std::int64_t m = std::min(len, n - shift - b);
+      if (m <= 0) continue;
+      T* out = y + b + shift;
+      if (len == kScanTile && m == len && (reinterpret_cast<std::uintptr_t>(out) & (Tile::kAlign - 1)) == 0) {
+        Tile::values(x + b, len, C[static_cast<std::size_t>(t)], out, op, stream);
+        if (stream) store_fence();
+        continue;
+      }
+      alignas(64) T buf[kScanTile];
+      Tile::values(x + b, len, C[static_cast<std::size_t>(t)], buf, op, false);
+      if (stream) {
+        stream_copy(out, buf, static_cast<std::size_t>(m) * sizeof(T));
+      } else {
+        std::memcpy(out, buf, static_cast<std::size_t>(m) * sizeof(T));
+      }
     }
   };
-  if (parallel) {
-    parallel_tasks(tiles, kScanTile, [&](std::int64_t t, int) {
-      if (t + 1 < tiles) total(t);
-    });
-  } else {
-    for (std::int64_t t = 0; t + 1 < tiles; ++t) total(t);
+  const std::int64_t per_thread =
+      std::max<std::int64_t>(1, kRoundBytes / (kScanTile * static_cast<std::int64_t>(sizeof(T))));
+  const int nt = parallel ? threads_for(tiles, std::max<std::int64_t>(1, kGrainCheap / kScanTile)) : 1;
+#if defined(_OPENMP)
+  if (nt > 1) {
+#pragma omp parallel num_threads(nt)
+    {
+      const std::int64_t k = omp_get_thread_num(), team = omp_get_num_threads();
+      for (std::int64_t a = 0; a < tiles; a += team * per_thread) {
+        const std::int64_t r = std::min(team * per_thread, tiles - a);
+        const std::int64_t t0 = a + r * k / team, t1 = a + r * (k + 1) / team;
+        totals(t0, t1);
+#pragma omp barrier
+#pragma omp single
+        carries.extend(a, a + r, C.data());
+        finish(t0, t1);
+      }
+    }
+    if (exclusive) y[0] = scan_exclusive_first<T>(op);
+    return;
   }
-  scan_tile_carries(S.data(), tiles, C.data(), op);
-  if (parallel) {
-    parallel_tasks(tiles, kScanTile, [&](std::int64_t t, int) { finish(t); });
-  } else {
-    for (std::int64_t t = 0; t < tiles; ++t) finish(t);
+#endif
+  for (std::int64_t a = 0; a < tiles; a += per_thread) {
+    const std::int64_t r = std::min(per_thread, tiles - a);
+    totals(a, a + r);
+    carries.extend(a, a + r, C.data());
+    finish(a, a + r);
   }
   if (exclusive) y[0] = scan_exclusive_first<T>(op);
 }
