@@ -6,8 +6,9 @@
 // Two passes over the input, none over the output: pass 1 computes each tile's total only (its
 // values are not kept: writing them and reading them back would move more bytes than reading the
 // input again), the carries follow from the totals, pass 2 recomputes each tile's values in L1 and
-// writes them once with the carry applied. Pass 1 reads n elements, pass 2 reads n and writes n, so a
-// large scan moves 3n elements where a copy moves 2n: that, not arithmetic, bounds it.
+// writes them once with the carry applied. The passes run in rounds of a few hundred KiB a thread
+// (scan_line), so pass 2 rereads from the thread's L2 what pass 1 read from memory: a large scan
+// moves 2n elements to and from memory, as a copy does, not 3n.
 //
 // float and double tiles run on vectors: a group's 16-element sequential scan is the formula's own
 // dependence chain, so the vector lanes run different groups side by side, with the elements
