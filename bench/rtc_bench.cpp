@@ -165,8 +165,7 @@ int run(porta::Device dev, int min_log2, int max_log2, int reps, const char* sel
     const T* py = y.data();
     T* pc = c.data();
     const double t_aot = per_call_ms(dev, r, [&] {
-      porta::parallel_for(
-          dev, n, PORTA_LAMBDA(std::int64_t i) { pc[i] = Chain<T>{}(px[i], py[i]); });
+      porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) { pc[i] = Chain<T>{}(px[i], py[i]); }));
     });
     const double t_eager = per_call_ms(dev, std::max(1, r / 2), [&] {
       porta::Array<T> e = porta::add(porta::mul(porta::sin(x), porta::cos(y)), porta::mul(x, y));

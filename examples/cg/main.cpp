@@ -67,8 +67,7 @@ int conjugate_gradient(porta::Device dev, const porta::Array<double>& A, const p
     // p = r + beta p: porta has axpy (y = a x + y) but no y = x + b y, so a user kernel.
     const auto rv = r.view();
     const auto pv = p.view();
-    porta::parallel_for(
-        dev, n, PORTA_LAMBDA(std::int64_t i) { pv[i] = rv[i] + beta * pv[i]; });
+    porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) { pv[i] = rv[i] + beta * pv[i]; }));
     ++k;
     if (k % 10 == 0) std::printf("  iteration %4d  ||r|| / ||b|| = %.3e\n", k, std::sqrt(rr / bb));
   }

@@ -30,30 +30,28 @@ void sweep(porta::Device dev, const porta::Array<float>& cur, porta::Array<float
   const auto u = cur.view();
   const auto un = next.view();
   const float r = kR;
-  porta::parallel_for(
-      dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-        un(i, j) = u(i, j) + r * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
-      });
+  porta::parallel_for(dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), PORTA_KERNEL((std::int64_t i, std::int64_t j) {
+                        un(i, j) =
+                            u(i, j) + r * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
+                      }));
 }
 
 // Heat in the interior (the sum of u), accumulated in double.
 double heat(porta::Device dev, const porta::Array<float>& cur, std::int64_t n) {
   const auto u = cur.view();
-  return porta::transform_reduce(
-      dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0, porta::plus{},
-      PORTA_LAMBDA(std::int64_t i, std::int64_t j) { return double(u(i, j)); });
+  return porta::transform_reduce(dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0, porta::plus{},
+                                 PORTA_KERNEL((std::int64_t i, std::int64_t j) { return double(u(i, j)); }));
 }
 
 // The largest |a - b| over the interior: how far the last sweep still moved the solution.
 float largest_change(porta::Device dev, const porta::Array<float>& a, const porta::Array<float>& b, std::int64_t n) {
   const auto x = a.view();
   const auto y = b.view();
-  return porta::transform_reduce(
-      dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0f, porta::maximum_op{},
-      PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-        const float d = x(i, j) - y(i, j);
-        return d < 0 ? -d : d;
-      });
+  return porta::transform_reduce(dev, porta::Range<2>({1, 1}, {n - 1, n - 1}), 0.0f, porta::maximum_op{},
+                                 PORTA_KERNEL((std::int64_t i, std::int64_t j) {
+                                   const float d = x(i, j) - y(i, j);
+                                   return d < 0 ? -d : d;
+                                 }));
 }
 
 // The initial plate: top row hot, everything else cold.

@@ -31,10 +31,10 @@ void sweep(porta::Device dev, const porta::Array<float>& cur, porta::Array<float
   const auto u = cur.view();
   const auto un = next.view();
   const float r = kR;
-  porta::parallel_for(
-      dev, porta::Range<2>({1, 1}, {rows + 1, n - 1}), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-        un(i, j) = u(i, j) + r * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
-      });
+  porta::parallel_for(dev, porta::Range<2>({1, 1}, {rows + 1, n - 1}), PORTA_KERNEL((std::int64_t i, std::int64_t j) {
+                        un(i, j) =
+                            u(i, j) + r * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4.0f * u(i, j));
+                      }));
 }
 
 struct Result {

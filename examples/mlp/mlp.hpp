@@ -60,15 +60,14 @@ void adam_update(Param<T>& p, const AdamOptions& o, int64_t t) {
   // Capture views, never the Arrays (or `this`): the lambda is copied to the device.
   porta::View<T> w = p.value.view(), m = p.m.view(), v = p.v.view();
   porta::View<const T> g = std::as_const(p.grad).view();
-  porta::parallel_for(
-      p.value.device(), p.value.size(), PORTA_LAMBDA(int64_t i) {
-        const T gi = g[i];
-        const T mi = beta1 * m[i] + (1 - beta1) * gi;       // first moment
-        const T vi = beta2 * v[i] + (1 - beta2) * gi * gi;  // second moment
-        m[i] = mi;
-        v[i] = vi;
-        w[i] -= step_size * mi / (std::sqrt(vi) / bias_correction2_sqrt + eps);
-      });
+  porta::parallel_for(p.value.device(), p.value.size(), PORTA_KERNEL((int64_t i) {
+                        const T gi = g[i];
+                        const T mi = beta1 * m[i] + (1 - beta1) * gi;       // first moment
+                        const T vi = beta2 * v[i] + (1 - beta2) * gi * gi;  // second moment
+                        m[i] = mi;
+                        v[i] = vi;
+                        w[i] -= step_size * mi / (std::sqrt(vi) / bias_correction2_sqrt + eps);
+                      }));
 }
 
 // How many rows of `scores` (logits, or log-probabilities: same order) have their largest entry at
@@ -79,9 +78,8 @@ int64_t count_correct(const porta::Array<T>& scores, const porta::Array<std::int
   const porta::Array<std::int64_t> predicted = porta::argmax(scores, 1);
   porta::View<const std::int64_t> p = predicted.view();
   porta::View<const std::int32_t> l = labels.view();
-  return porta::transform_reduce(
-      scores.device(), predicted.size(), int64_t(0), porta::plus{},
-      PORTA_LAMBDA(int64_t i)->int64_t { return p[i] == l[i] ? 1 : 0; });
+  return porta::transform_reduce(scores.device(), predicted.size(), int64_t(0), porta::plus{},
+                                 PORTA_KERNEL((int64_t i)->int64_t { return p[i] == l[i] ? 1 : 0; }));
 }
 
 template <class T>

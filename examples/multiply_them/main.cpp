@@ -21,14 +21,14 @@
 #include <random>
 #include <vector>
 
-// The kernel. Views are trivially copyable windows on arrays: capture them by value (PORTA_LAMBDA
-// is `[=]`, plus __host__ __device__ under nvcc/hipcc), never the Arrays themselves.
+// The kernel. Views are trivially copyable windows on arrays: capture them by value (PORTA_KERNEL
+// makes a `[=]` lambda of its argument, host and device under nvcc/hipcc), never the Arrays
+// themselves.
 void multiply_them(porta::Array<float>& dest, const porta::Array<float>& a, const porta::Array<float>& b) {
   porta::View<float> d = dest.view();
   porta::View<const float> av = a.view();
   porta::View<const float> bv = b.view();
-  porta::parallel_for(
-      dest.device(), dest.size(), PORTA_LAMBDA(std::int64_t i) { d[i] = av[i] * bv[i]; });
+  porta::parallel_for(dest.device(), dest.size(), PORTA_KERNEL((std::int64_t i) { d[i] = av[i] * bv[i]; }));
 }
 
 // Runs the kernel on n random floats and compares with the product computed on the host.

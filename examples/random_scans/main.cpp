@@ -34,11 +34,10 @@ int main() {
   // built-in gives for Counter{i, 0}. Same bits on the CPU and the GPU.
   porta::Array<float> w({n}, dev);
   auto wv = w.view();
-  porta::parallel_for(
-      dev, n, PORTA_LAMBDA(std::int64_t i) {
-        porta::random::Philox rng(seed, /*stream=*/static_cast<std::uint64_t>(i));
-        wv[i] = rng.normal<float>();
-      });
+  porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) {
+                        porta::random::Philox rng(seed, /*stream=*/static_cast<std::uint64_t>(i));
+                        wv[i] = rng.normal<float>();
+                      }));
   const float w7 = w.item(7);
   const float b7 = porta::random::normal<float>({1}, seed, dev, {/*stream=*/7, /*offset=*/0}).item(0);
   expect(w7 == b7, "kernel stream 7 equals the built-in's stream 7");

@@ -40,11 +40,11 @@ porta::Array<std::int32_t> histogram(const porta::Array<float>& x, std::int64_t 
   auto hv = hist.view();
   auto xv = x.view();
   const float scale = static_cast<float>(bins) / 8.0f;
-  porta::parallel_for(
-      x.device(), x.size(), PORTA_LAMBDA(std::int64_t i) {
-        const float t = (xv[i] + 4.0f) * scale;
-        if (t >= 0.0f && t < static_cast<float>(bins)) porta::atomic_add(&hv[static_cast<std::int64_t>(t)], 1);
-      });
+  porta::parallel_for(x.device(), x.size(), PORTA_KERNEL((std::int64_t i) {
+                        const float t = (xv[i] + 4.0f) * scale;
+                        if (t >= 0.0f && t < static_cast<float>(bins))
+                          porta::atomic_add(&hv[static_cast<std::int64_t>(t)], 1);
+                      }));
   return hist;
 }
 // histogram-end

@@ -26,8 +26,7 @@
 // c = f(a, b) elementwise. porta::map checks that the arrays share a size and a device, so the
 // kernel needs neither Numba's `tid < len(c)` guard nor a launch configuration.
 void add_kernel(const porta::Array<double>& a, const porta::Array<double>& b, porta::Array<double>& c) {
-  porta::map(
-      c, PORTA_LAMBDA(double x, double y) { return x + y; }, a, b);
+  porta::map(c, PORTA_KERNEL((double x, double y) { return x + y; }), a, b);
 }
 
 bool check(const char* how, const std::vector<double>& c, const std::vector<double>& ha,

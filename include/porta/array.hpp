@@ -95,7 +95,7 @@ class Shape {
 };
 
 // A trivially copyable window on an Array's memory for kernels: pass it by value into
-// PORTA_LAMBDA bodies. Valid while the Array lives; dereference only on the Array's device.
+// PORTA_KERNEL bodies. Valid while the Array lives; dereference only on the Array's device.
 template <class T>
 struct View {
   T* data = nullptr;
@@ -306,7 +306,7 @@ class Array {
     }
     return *this;
   }
-  // Move-only. A kernel (PORTA_LAMBDA) that names an Array tries to copy it: capture x.view() instead;
+  // Move-only. A kernel (PORTA_KERNEL) that names an Array tries to copy it: capture x.view() instead;
   // for a copy of the data, x.clone().
   Array(const Array&) = delete;  // in a kernel, capture x.view(), not the Array
   Array& operator=(const Array&) = delete;

@@ -3,27 +3,26 @@
 //
 //   #include <porta/kernels.hpp>
 //   auto xv = x.view();  auto yv = y.view();              // trivially copyable windows
-//   porta::parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) { yv[i] = 2 * xv[i] + yv[i]; });
+//   porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) { yv[i] = 2 * xv[i] + yv[i]; }));
 //   porta::parallel_for(dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}),   // a stencil's interior
-//                       PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
-//                         un(i, j) = u(i, j) + k * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1) - 4 * u(i,
-//                         j));
-//                       });
-//   porta::map(out, PORTA_LAMBDA(float a, float b) { return a * b; }, x, y);
+//                       PORTA_KERNEL((std::int64_t i, std::int64_t j) {
+//                         un(i, j) = 0.25f * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
+//                       }));
+//   porta::map(out, PORTA_KERNEL((float a, float b) { return a * b; }), x, y);
 //   double ss = porta::transform_reduce(dev, n, 0.0, porta::plus{},
-//                                       PORTA_LAMBDA(std::int64_t i) { return double(xv[i]) * xv[i]; });
+//                                       PORTA_KERNEL((std::int64_t i) { return double(xv[i]) * xv[i]; }));
 //
 // Every translation unit runs them on the CPU (OpenMP when the build has it). A translation unit
 // compiled as CUDA (nvcc; CMake: porta_add_kernels()) also runs them on CUDA devices, one compiled
 // as HIP on HIP devices. Asking a plain C++ translation unit to launch on a GPU is an Unavailable
 // error that names the fix.
 //
-// A kernel is a lambda (PORTA_LAMBDA, or PORTA_KERNEL) or a functor (a struct with a const
-// PORTA_HOST_DEVICE operator()); either must be trivially copyable: capture Views, pointers and
-// numbers by value, never an Array or a std::vector (a compile-time error says so). In a file that
-// nvcc compiles, write PORTA_KERNEL((std::int64_t i) { ... }) or a functor where CPU speed matters:
+// A kernel is a lambda (PORTA_KERNEL, or the prefix form PORTA_LAMBDA) or a functor (a struct with a
+// const PORTA_HOST_DEVICE operator()); either must be trivially copyable: capture Views, pointers and
+// numbers by value, never an Array or a std::vector (a compile-time error says so). PORTA_KERNEL and
+// functors run at a plain loop's speed on the CPU from every compiler; in a file that nvcc compiles,
 // nvcc calls the host side of a PORTA_LAMBDA through a function pointer per index, which stops
-// inlining and vectorisation (hipcc and plain C++ do not). See docs/guide.md, "User kernels".
+// inlining and vectorisation, and warns there. See docs/guide.md, "User kernels".
 //
 // On the CPU, parallel_for splits the range over the OpenMP team when the work is worth it,
 // measured, not counted (porta/detail/cpu_parallel.hpp; Range::grain overrides). A kernel that
@@ -60,8 +59,22 @@
 
 // A lambda that captures by value and runs on the host and the device. Capture Views (x.view()),
 // never Arrays.
+//
+// In a file nvcc compiles, its CPU side is nvcc's wrapper, called through a function pointer per
+// index (2-6x slower than the loop; docs/guide.md, "User kernels"), and every kernel may run on the
+// CPU when no GPU is there. So nvcc's host pass warns at each use, at the user's line (a pragma in
+// the expansion, which also reaches files included as system headers, where a deprecation warning
+// inside porta's templates would be silenced), naming the form that is fast there. A file that
+// means its PORTA_LAMBDAs for GPUs only defines PORTA_NO_LAMBDA_WARNING before including porta.
 #if PORTA_GPU_COMPILER
+#if defined(__NVCC__) && !defined(__CUDA_ARCH__) && defined(__GNUC__) && !defined(PORTA_NO_LAMBDA_WARNING)
+// (_Pragma takes one string literal: the message cannot be split over lines.)
+// clang-format off
+#define PORTA_LAMBDA _Pragma("GCC warning \"porta: PORTA_LAMBDA runs 2-6x slower on the CPU in a file nvcc compiles: write PORTA_KERNEL((params) { body }) or a functor (docs/guide.md, User kernels), or define PORTA_NO_LAMBDA_WARNING if this kernel never runs on the CPU\"") [=] __host__ __device__
+// clang-format on
+#else
 #define PORTA_LAMBDA [=] __host__ __device__
+#endif
 #else
 #define PORTA_LAMBDA [=]
 #endif

@@ -7,10 +7,10 @@
 //   porta::random::normal(z, 42, {/*stream=*/1, /*offset=*/0});     // refill in place, another stream
 //
 //   // inside a user kernel (porta/kernels.hpp): one independent stream per index
-//   porta::parallel_for(dev, n, PORTA_LAMBDA(std::int64_t i) {
+//   porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) {
 //     porta::random::Philox rng(seed, /*stream=*/i);
 //     xv[i] = rng.normal<float>();
-//   });
+//   }));
 //
 // A draw is a pure function of (seed, stream, offset, index): value i of an array filled by a
 // built-in is the i-th draw of a Philox(seed, at.stream, at.offset) of the same type and

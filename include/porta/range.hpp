@@ -2,9 +2,9 @@
 // Iteration spaces of user kernels: 1-, 2- and 3-D index ranges (Kokkos' RangePolicy and
 // MDRangePolicy, SYCL's range/nd_range), with an optional tile shape and a work hint.
 //
-//   porta::parallel_for(dev, porta::range(ny, nx), PORTA_LAMBDA(std::int64_t i, std::int64_t j) {
+//   porta::parallel_for(dev, porta::range(ny, nx), PORTA_KERNEL((std::int64_t i, std::int64_t j) {
 //     out(i, j) = in(i, j) * 2;                                 // j is the fast, contiguous index
-//   });
+//   }));
 //   // the interior of a grid, tiles of 4 x 256 points:
 //   auto interior = porta::Range<2>({1, 1}, {ny - 1, nx - 1}).tile({4, 256});
 //   // each index is heavy (an n-body row): let every point be its own CPU task if need be

@@ -62,8 +62,7 @@ TEST_CASE("an out-of-bounds write in a user kernel is a BackendError at the next
   // array whatever the allocator returned, and never another allocation's memory.
   const std::int64_t far = -static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(v.data) / sizeof(float)) + 16;
   porta::Stream s(dev);
-  porta::parallel_for(
-      dev, 1, PORTA_LAMBDA(std::int64_t i) { v.data[far + i] = 1.0f; }, s);
+  porta::parallel_for(dev, 1, PORTA_KERNEL((std::int64_t i) { v.data[far + i] = 1.0f; }), s);
   try {
     s.synchronize();
     FAIL("the out-of-bounds write went unreported at the next synchronisation");

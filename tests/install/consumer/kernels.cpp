@@ -3,6 +3,6 @@
 #include <porta/kernels.hpp>
 
 double consumer_kernel_sum(porta::Device dev) {
-  return porta::transform_reduce(
-      dev, 1000, 0.0, porta::plus{}, PORTA_LAMBDA(std::int64_t i) { return static_cast<double>(i + 1); });
+  return porta::transform_reduce(dev, 1000, 0.0, porta::plus{},
+                                 PORTA_KERNEL((std::int64_t i) { return static_cast<double>(i + 1); }));
 }
