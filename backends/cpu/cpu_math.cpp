@@ -2,13 +2,15 @@
 // porta's transcendental functions (porta/detail/math.hpp) over arrays on the CPU. Each function is
 // branch-free plain arithmetic, so its loop vectorises like an add; the loops are built for AVX-512,
 // AVX2 and the baseline and picked at load time. AVX-512 is worth its own build here (unlike the
-// memory-bound maps of cpu_map_common.hpp): these loops are compute-bound on one core, and float is
-// evaluated in double, which gets 8 lanes only from AVX-512.
+// memory-bound maps of cpu_map_common.hpp): these loops are compute-bound on one core, and get 16
+// float or 8 double lanes only from AVX-512.
 //
-// sin and cos: math.hpp's fast path holds for |x| < kTrigFastLimit. Each block of kMathBlock
-// elements is checked first (a vectorised scan of data about to be read anyway); a block with a
-// larger argument, an inf or a NaN is computed element by element by the full function, Payne-Hanek
-// included. Both write each y[i] only from x[i], so y may be x.
+// sin and cos: math.hpp's fast path holds for |x| < kTrigFastLimit (double) or kTrigFastLimitF
+// (float, evaluated in float). Each block of kMathBlock elements is checked first (a vectorised scan
+// of data about to be read anyway). A float block beyond its fast path but within kTrigFastLimit
+// runs both the fast and the wide (double) path and selects per element; a block with a larger
+// argument, an inf or a NaN is computed element by element by the full function, Payne-Hanek
+// included. Every loop writes each y[i] only from x[i], so y may be x.
 #include "cpu_math.hpp"
 
 #include <algorithm>
@@ -63,9 +65,24 @@ PORTA_MATH_CLONES void trig_loop(const T* x, T* y, std::int64_t n) {
     if (slow == 0) {
       PORTA_SIMD
       for (std::int64_t i = 0; i < len; ++i) ys[i] = Cos ? pm::cos_fast(xs[i]) : pm::sin_fast(xs[i]);
-    } else {
-      for (std::int64_t i = 0; i < len; ++i) ys[i] = Cos ? pm::cos(xs[i]) : pm::sin(xs[i]);
+      continue;
     }
+    if constexpr (std::is_same_v<T, float>) {
+      int large = 0;
+      PORTA_SIMD
+      for (std::int64_t i = 0; i < len; ++i) large |= pm::trig_is_wide(xs[i]) ? 0 : 1;
+      if (large == 0) {
+        // Both paths for every element, selected (y may be x, so no second pass may read x).
+        PORTA_SIMD
+        for (std::int64_t i = 0; i < len; ++i) {
+          const T f = Cos ? pm::cos_fast(xs[i]) : pm::sin_fast(xs[i]);
+          const T w = Cos ? pm::cos_wide(xs[i]) : pm::sin_wide(xs[i]);
+          ys[i] = pm::trig_is_fast(xs[i]) ? f : w;
+        }
+        continue;
+      }
+    }
+    for (std::int64_t i = 0; i < len; ++i) ys[i] = Cos ? pm::cos(xs[i]) : pm::sin(xs[i]);
   }
 }
 

@@ -207,6 +207,52 @@ TEST_CASE("math: sin and cos where range reduction cancels", "[math]") {
   }
 }
 
+// float exp, sin and cos are evaluated in float: dense runs of consecutive floats where their
+// reductions are hardest or change path: around each multiple of pi/2 (tiny reduced arguments) and
+// each odd multiple of pi/4 (the ends of the reduced interval, where the quadrant changes) below the
+// fast-path limit, across that limit and the tiny-argument cut; for exp, the ends of each reduced
+// interval, overflow and the subnormal range. (Every float of the fast paths was checked this way
+// once: sin 0.78 ulp, cos 0.78 ulp, exp 0.75 ulp.)
+namespace {
+std::vector<float> float_run(float centre, int half) {
+  std::vector<float> v;
+  float lo = centre, hi = centre;
+  for (int i = 0; i < half; ++i) lo = std::nextafter(lo, -std::numeric_limits<float>::infinity());
+  for (float x = lo; v.size() < static_cast<std::size_t>(2 * half + 1); x = std::nextafter(x, hi + 1.0f))
+    v.push_back(x);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("math: float sin, cos and exp at the edges of their reductions", "[math]") {
+  const long double pio4 = 0.78539816339744830961566084581987572L, ln2 = 0.69314718055994530941723212145817657L;
+  std::vector<float> trig;
+  const auto append = [](std::vector<float>& to, const std::vector<float>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  for (int k = 1; k <= 2 * 260; ++k) {  // to beyond kTrigFastLimitF (400 = 509 pi/4)
+    const float c = static_cast<float>(k * pio4);
+    append(trig, float_run(c, 2000));
+    append(trig, float_run(-c, 200));
+  }
+  append(trig, float_run(pm::kTrigFastLimitF, 20000));
+  append(trig, float_run(-pm::kTrigFastLimitF, 2000));
+  append(trig, float_run(0x1p-12f, 20000));
+  append(trig, float_run(-0x1p-12f, 2000));
+  for (const Fn<float>& fn : functions<float>()) {
+    const std::string name = fn.name;
+    if (name == "sin" || name == "cos") check_accuracy(fn, trig);
+  }
+  std::vector<float> ex;
+  for (int k = -301; k <= 257; k += 2) append(ex, float_run(static_cast<float>(k * ln2 / 2), 2000));
+  for (const float c : {88.72283f, -87.33655f, -103.27893f, -103.97208f, 0x1p-25f, -0x1p-25f})
+    append(ex, float_run(c, 20000));
+  for (const Fn<float>& fn : functions<float>()) {
+    const std::string name = fn.name;
+    if (name == "exp") check_accuracy(fn, ex);
+  }
+}
+
 // The CPU's maps and fused expressions run these functions (vectorised, built per ISA): every
 // element must have exactly the scalar function's bits, across block boundaries, with large
 // arguments of sin and cos in some blocks, specials, and in place.

@@ -18,16 +18,20 @@
 // and the full functions branch to the large-argument path (the CPU loops run the fast path over
 // a block and fix up the rare large elements afterwards).
 //
-// float is computed in double and rounded once at the end: the double evaluation is accurate to
-// about 2^-33 relative, so the float result is the correctly rounded one except when the exact value
-// lies within that distance of a midpoint between two floats, and never more than 0.51 ulp away.
-// A float evaluation would have twice the vector lanes but needs extra-precise steps (double-float
-// reduction and tails) to stay within 1 ulp; it is not written (nor measured) yet. On the GPUs porta
-// targets (H100/H200, MI200/MI300) double runs at least at half the float rate.
+// float exp, sin and cos are evaluated in float, with twice the vector lanes of double: the
+// reductions carry the reduced argument exactly or as an exact double-float sum (see "float
+// evaluated in float" below) and the polynomials keep their largest terms exact, so each result is
+// within 0.8 ulp (checked over every float of the fast paths). float sin and cos take this path for
+// |x| < kTrigFastLimitF (400); up to kTrigFastLimit they are the double evaluation rounded once,
+// then Payne-Hanek. float log, tanh and sigmoid are computed in double and rounded once at the end:
+// the double evaluation is accurate to about 2^-33 relative, so the float result is the correctly
+// rounded one except when the exact value lies within that distance of a midpoint between two
+// floats, and never more than 0.51 ulp away.
 //
 // Accuracy (measured by tests/algorithms/test_math.cpp against long double over random and special
-// inputs; the bounds asserted there): float <= 1 ulp for all six functions (measured 0.5x); double
-// exp/log/sin/cos <= 1 ulp, tanh and sigmoid <= 2 ulp.
+// inputs and dense runs at the reductions' edges; the bounds asserted there): float <= 1 ulp for all
+// six functions (exp, sin, cos 0.78 at most over all their fast-path floats, the others 0.5x);
+// double exp/log/sin/cos <= 1 ulp, tanh and sigmoid <= 2 ulp.
 //
 // Special values: a NaN input gives the canonical quiet NaN (std::numeric_limits<T>::quiet_NaN(),
 // the NaN porta's reductions return), so the bits agree across devices whose NaN payloads differ;
@@ -39,8 +43,8 @@
 // Polynomials: Taylor coefficients, each the correctly rounded value of an exact rational (1/k!,
 // 2/(2k+1)) that the compiler computes from the literals below, so there is nothing to copy and
 // nothing to trust but the series. Minimax coefficients would save two or three terms per function;
-// the degrees here were chosen so that the truncation error is below 2^-56 (double) and 2^-34 (float
-// through double) on the reduced interval.
+// the degrees here were chosen so that the truncation error is below 2^-56 (double), 2^-34 (float
+// through double) and 2^-29 (float in float, against float's 2^-24) on the reduced interval.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +60,9 @@ namespace porta::detail::math {
 // sin and cos: |x| below this takes the Cody-Waite path (n = round(x * 2/pi) < 2^20, so n times each
 // 33-bit part of pi/2 is exact); above it, and for inf and NaN, Payne-Hanek.
 inline constexpr double kTrigFastLimit = 1.5e6;
+// float sin and cos: |x| below this is evaluated in float (n = round(x * 2/pi) < 2^8; see
+// trig_f); from it to kTrigFastLimit, in double.
+inline constexpr float kTrigFastLimitF = 400.0f;
 
 namespace impl {
 
@@ -417,6 +424,128 @@ PORTA_HOST_DEVICE inline bool trig_is_fast(double x) {
   return x < kTrigFastLimit && x > -kTrigFastLimit;
 }
 
+// ---- float evaluated in float ---------------------------------------------------------------------
+// exp, sin and cos of float arguments in float arithmetic: twice the vector lanes of the double
+// evaluation. Each reduction keeps the reduced argument as rh + rl, carried exactly (Sterbenz, or
+// sums of multiples of a common grain that fit in 24 bits, or TwoSum) until the remaining terms are
+// too small for their rounding to matter, so the only sizeable errors are the polynomial's last
+// roundings.
+PORTA_HOST_DEVICE inline std::uint32_t bits(float x) {
+#if PORTA_DEVICE_PASS
+  return static_cast<std::uint32_t>(__float_as_uint(x));
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+PORTA_HOST_DEVICE inline float from_bits(std::uint32_t u) {
+#if PORTA_DEVICE_PASS
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+PORTA_HOST_DEVICE inline float add(float a, float b) {
+  return add_rn(a, b);
+}
+PORTA_HOST_DEVICE inline float sub(float a, float b) {
+  return add_rn(a, -b);
+}
+PORTA_HOST_DEVICE inline float mul(float a, float b) {
+  return mul_rn(a, b);
+}
+PORTA_HOST_DEVICE inline float horner(float, float c0) {
+  return c0;
+}
+template <class... C>
+PORTA_HOST_DEVICE inline float horner(float z, float c0, C... c) {
+  return add(c0, mul(z, horner(z, c...)));
+}
+PORTA_HOST_DEVICE inline float two_sum(float a, float b, float* e) {
+  const float s = add(a, b);
+  const float bb = sub(s, a);
+  *e = add(sub(a, sub(s, bb)), sub(b, bb));
+  return s;
+}
+
+// 1.5 * 2^23: the float counterpart of kRound, for |x| < 2^22.
+inline constexpr float kRoundF = 12582912.0f;
+
+// 2^k for an integer-valued float k in [-126, 127].
+PORTA_HOST_DEVICE inline float pow2(float k) {
+  return from_bits((bits(add(k, kRoundF)) + 127u) << 23);
+}
+
+// e^x in float for finite x; NaN gives NaN of unspecified payload.
+// x = n ln2 + rh + rl: |n| <= 150, so n * kLn2F_1 (16 significant bits) is exact and x - n kLn2F_1
+// is exact (Sterbenz); TwoSum keeps the rounding of the next part; the last part's error is below
+// 2^-36 absolute.
+inline constexpr float kLog2eF = 0x1.715476p+0f;
+inline constexpr float kLn2F_1 = 0x1.62e4p-1f;
+inline constexpr float kLn2F_2 = 0x1.7f7d1cp-20f;
+PORTA_HOST_DEVICE inline float exp_f(float x) {
+  float xc = x > 89.0f ? 89.0f : x;  // as in exp_core: still overflows, still underflows
+  xc = xc < -104.0f ? -104.0f : xc;
+  const float n = sub(add(mul(xc, kLog2eF), kRoundF), kRoundF);
+  const float a = sub(xc, mul(n, kLn2F_1));
+  float rl;
+  const float rh = two_sum(a, -mul(n, kLn2F_2), &rl);
+  // e^(rh + rl) = 1 + rh + rh^2 Q(rh) + rl (1 + rh + ...); rl <= 2^-24 |rh| makes rl alone enough.
+  // Q(r) = (e^r - 1 - r) / r^2 through r^6: the first omitted term is below 2^-31 for |r| <= ln2/2.
+  // 1 + rh is carried exactly (Fast2Sum, 1 >= |rh|), so that only the last addition rounds much.
+  const float q = horner(rh, 1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040);
+  const float s = add(1.0f, rh);
+  const float p = add(s, add(sub(rh, sub(s, 1.0f)), add(mul(mul(rh, rh), q), rl)));
+  const float n1 = sub(add(mul(n, 0.5f), kRoundF), kRoundF);
+  const float y = mul(mul(p, pow2(n1)), pow2(sub(n, n1)));
+  return x != x ? from_bits(0x7fc00000u) : y;
+}
+
+// sin and cos of float x, |x| < kTrigFastLimitF: x = (4j + q) pi/2 + rh + rl with n = 4j + q below
+// 2^8 in magnitude. kPio2F_1 has 16 significant bits, so n kPio2F_1 is exact and x - n kPio2F_1
+// is exact (Sterbenz); x (at least 1/2 once n != 0), n kPio2F_1 and n kPio2F_2 are multiples of
+// 2^-24 and the difference is below 1, so the second step is exact too; TwoSum keeps the third
+// part's rounding, and the fourth part and what lies beyond it are below 2^-32 and 2^-60 times n.
+// The float inputs below 400 nearest a multiple of pi/2 leave |r| >= 2^-27.8, so rh + rl is r
+// to about 2^-28 of its size there and far better elsewhere.
+inline constexpr float kTwoOverPiF = 0x1.45f306p-1f;
+inline constexpr float kPio2F_1 = 0x1.921ep+0f;
+inline constexpr float kPio2F_2 = 0x1.b5p-16f;
+inline constexpr float kPio2F_3 = 0x1.110ap-26f;
+inline constexpr float kPio2F_4 = 0x1.4611a6p-42f;
+
+template <bool Cos>
+PORTA_HOST_DEVICE inline float trig_f(float x) {
+  const float t = add(mul(x, kTwoOverPiF), kRoundF);
+  const float n = sub(t, kRoundF);
+  const float b = sub(sub(x, mul(n, kPio2F_1)), mul(n, kPio2F_2));
+  float e;
+  const float rh = two_sum(b, -mul(n, kPio2F_3), &e);
+  const float rl = sub(e, mul(n, kPio2F_4));
+  const float z = mul(rh, rh);
+  const float hz = mul(0.5f, z);
+  const float w = sub(1.0f, hz);
+  // sin(r) = r + r^3 S(r^2) through r^9; cos(r) = 1 - r^2/2 + r^4 C(r^2) through r^10: the first
+  // omitted terms are below 2^-29 and 2^-33 for |r| <= pi/4. The rl terms are rl cos(rh) and
+  // -rl sin(rh) to first order; (1 - w) - hz is w's rounding error, exactly.
+  const float S = horner(z, -1.0f / 6, 1.0f / 120, -1.0f / 5040, 1.0f / 362880);
+  const float C = horner(z, 1.0f / 24, -1.0f / 720, 1.0f / 40320, -1.0f / 3628800);
+  const float s = add(rh, add(mul(mul(rh, z), S), mul(rl, w)));
+  const float c = add(w, add(sub(sub(1.0f, w), hz), sub(mul(mul(z, z), C), mul(rh, rl))));
+  const unsigned q = (bits(t) + (Cos ? 1u : 0u)) & 3u;
+  const float v = (q & 1u) ? c : s;
+  const float y = (q & 2u) ? -v : v;
+  // tiny x: sin(x) = x (x^2/6 is below half an ulp), and -0 stays -0.
+  return (!Cos && (x < 0x1p-12f && x > -0x1p-12f)) ? x : y;
+}
+
+PORTA_HOST_DEVICE inline bool trig_is_fast_f(float x) {
+  return x < kTrigFastLimitF && x > -kTrigFastLimitF;
+}
+
 // ---- tanh and sigmoid -----------------------------------------------------------------------------
 template <bool Double>
 PORTA_HOST_DEVICE inline double tanh_d(double x) {
@@ -465,7 +594,8 @@ PORTA_HOST_DEVICE inline double sigmoid_d(double x) {
 }  // namespace impl
 
 // ---- the functions --------------------------------------------------------------------------------
-// float results are the double evaluation rounded once (see the top of this file).
+// float exp, sin and cos are evaluated in float (above); float log, tanh and sigmoid are the double
+// evaluation rounded once (see the top of this file).
 #define PORTA_DETAIL_MATH_UNARY(name, body)                               \
   PORTA_HOST_DEVICE inline double name(double x) {                        \
     return impl::body<true>(x);                                           \
@@ -473,46 +603,67 @@ PORTA_HOST_DEVICE inline double sigmoid_d(double x) {
   PORTA_HOST_DEVICE inline float name(float x) {                          \
     return static_cast<float>(impl::body<false>(static_cast<double>(x))); \
   }
-PORTA_DETAIL_MATH_UNARY(exp, exp_d)
 PORTA_DETAIL_MATH_UNARY(log, log_d)
 PORTA_DETAIL_MATH_UNARY(tanh, tanh_d)
 PORTA_DETAIL_MATH_UNARY(sigmoid, sigmoid_d)
 #undef PORTA_DETAIL_MATH_UNARY
+PORTA_HOST_DEVICE inline double exp(double x) {
+  return impl::exp_d<true>(x);
+}
+PORTA_HOST_DEVICE inline float exp(float x) {
+  return impl::exp_f(x);
+}
 
-// sin and cos for |x| < kTrigFastLimit, branch-free (vectorisable); unspecified elsewhere.
+// sin and cos in three ranges, each branch-free (vectorisable) where it holds:
+//   fast:  double |x| < kTrigFastLimit; float |x| < kTrigFastLimitF, evaluated in float
+//   wide:  float |x| < kTrigFastLimit, evaluated in double and rounded once
+//   large: the rest (Payne-Hanek), inf and NaN
+// *_fast and *_wide give unspecified values outside their ranges.
 PORTA_HOST_DEVICE inline double sin_fast(double x) {
   return impl::trig_fast<true, false>(x);
 }
 PORTA_HOST_DEVICE inline float sin_fast(float x) {
-  return static_cast<float>(impl::trig_fast<false, false>(static_cast<double>(x)));
+  return impl::trig_f<false>(x);
 }
 PORTA_HOST_DEVICE inline double cos_fast(double x) {
   return impl::trig_fast<true, true>(x);
 }
 PORTA_HOST_DEVICE inline float cos_fast(float x) {
+  return impl::trig_f<true>(x);
+}
+PORTA_HOST_DEVICE inline float sin_wide(float x) {
+  return static_cast<float>(impl::trig_fast<false, false>(static_cast<double>(x)));
+}
+PORTA_HOST_DEVICE inline float cos_wide(float x) {
   return static_cast<float>(impl::trig_fast<false, true>(static_cast<double>(x)));
 }
 
-template <class T>
-PORTA_HOST_DEVICE inline bool trig_is_fast(T x) {
+PORTA_HOST_DEVICE inline bool trig_is_fast(double x) {
+  return impl::trig_is_fast(x);
+}
+PORTA_HOST_DEVICE inline bool trig_is_fast(float x) {
+  return impl::trig_is_fast_f(x);
+}
+PORTA_HOST_DEVICE inline bool trig_is_wide(float x) {
   return impl::trig_is_fast(static_cast<double>(x));
 }
 
-// sin and cos of every x: the fast path, or Payne-Hanek for |x| >= kTrigFastLimit, inf and NaN.
+// sin and cos of every x.
 PORTA_HOST_DEVICE inline double sin(double x) {
   return impl::trig_is_fast(x) ? sin_fast(x) : impl::trig_large<true, false>(x);
 }
 PORTA_HOST_DEVICE inline float sin(float x) {
-  const double d = x;
-  return static_cast<float>(impl::trig_is_fast(d) ? impl::trig_fast<false, false>(d)
-                                                  : impl::trig_large<false, false>(d));
+  if (trig_is_fast(x)) return sin_fast(x);
+  if (trig_is_wide(x)) return sin_wide(x);
+  return static_cast<float>(impl::trig_large<false, false>(static_cast<double>(x)));
 }
 PORTA_HOST_DEVICE inline double cos(double x) {
   return impl::trig_is_fast(x) ? cos_fast(x) : impl::trig_large<true, true>(x);
 }
 PORTA_HOST_DEVICE inline float cos(float x) {
-  const double d = x;
-  return static_cast<float>(impl::trig_is_fast(d) ? impl::trig_fast<false, true>(d) : impl::trig_large<false, true>(d));
+  if (trig_is_fast(x)) return cos_fast(x);
+  if (trig_is_wide(x)) return cos_wide(x);
+  return static_cast<float>(impl::trig_large<false, true>(static_cast<double>(x)));
 }
 
 }  // namespace porta::detail::math
