@@ -9,12 +9,20 @@
 // kParallelNs at the measured rate, the rest is split over the team, else it finishes here. A
 // probe costs a clock read per doubling (about a dozen for a million cheap items) and nothing for
 // the results: every item still runs exactly once.
+//
+// The probe's serial start is what a mid-sized loop pays most for (at 2^16-2^20 items on 16 cores it
+// is as long as the parallel rest), and a kernel is usually called again. So each kernel type keeps
+// the rate of its last probe, and a call whose items at that rate would clearly be worth the team
+// splits at once. A remembered rate only ever skips the probe towards splitting: if it is stale (a
+// later call's items are cheaper), the cost is one needless fork and join; a rate saying "not worth
+// it" is never trusted, since that kernel's items may be dearer now, and the call probes again.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <type_traits>
 
 #if defined(_OPENMP)
 #if __has_include(<omp.h>)
@@ -59,6 +67,27 @@ inline std::int64_t now_ns() {
       .count();
 }
 
+// The last probe's rate of the kernel type Body, in picoseconds per item (0: none yet). One per type,
+// shared by the threads that call it; a relaxed atomic, since any recent value will do.
+template <class Body>
+std::atomic<std::int64_t>& probe_rate_ps() {
+  static std::atomic<std::int64_t> rate{0};
+  return rate;
+}
+
+inline void remember_rate(std::atomic<std::int64_t>& rate, std::int64_t elapsed_ns, std::int64_t items) {
+  // A probe that ended on its first block may have timed a clock read more than the items.
+  if (items < 16 || elapsed_ns <= 0) return;
+  const double ps = 1000.0 * static_cast<double>(elapsed_ns) / static_cast<double>(items);
+  rate.store(ps > 9.0e18 ? std::int64_t(9e18) : static_cast<std::int64_t>(ps), std::memory_order_relaxed);
+}
+
+// Twice kParallelNs at the remembered rate: a margin for a rate taken on warmer or colder caches.
+inline bool remembered_worth_team(std::int64_t n, const std::atomic<std::int64_t>& rate) {
+  const std::int64_t ps = rate.load(std::memory_order_relaxed);
+  return ps > 0 && static_cast<double>(ps) * static_cast<double>(n) >= 2000.0 * static_cast<double>(kParallelNs);
+}
+
 // body(b, e) for contiguous blocks [b, e) that cover [0, n) once. grain > 0: at most n / grain
 // threads, no probe. A body that throws on a worker thread stops that thread's block; the other
 // threads finish theirs and the first exception is rethrown here (GPU kernels cannot throw).
@@ -71,6 +100,8 @@ void cpu_for_blocks(std::int64_t n, std::int64_t grain, Body&& body) {
   if (grain > 0) {
     const std::int64_t tasks = n / grain;
     if (tasks < threads) threads = static_cast<int>(tasks < 1 ? 1 : tasks);
+  } else if (threads > 1 && remembered_worth_team(n, probe_rate_ps<std::decay_t<Body>>())) {
+    // split at once: no probe
   } else if (threads > 1) {
     const std::int64_t t0 = now_ns();
     std::int64_t elapsed = 0;
@@ -81,6 +112,7 @@ void cpu_for_blocks(std::int64_t n, std::int64_t grain, Body&& body) {
       elapsed = now_ns() - t0;
       if (elapsed >= kProbeNs) break;
     }
+    remember_rate(probe_rate_ps<std::decay_t<Body>>(), elapsed, done);
     if (done == n) return;
     // Remaining time at the measured rate; in double, since elapsed * n can pass 2^63.
     const double rest = static_cast<double>(elapsed) * static_cast<double>(n - done) / static_cast<double>(done);
