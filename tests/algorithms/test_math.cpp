@@ -263,7 +263,9 @@ TEMPLATE_TEST_CASE("math: the CPU maps give the functions' bits", "[math][map]",
   std::vector<T> h = inputs<T>(9, T(-30), T(30), T(1e-20), T(100), static_cast<int>(n / 2));
   h[7] = std::numeric_limits<T>::infinity();
   h[300] = std::numeric_limits<T>::quiet_NaN();
-  h[1000] = T(3e7);  // sin/cos: this block goes element by element through Payne-Hanek
+  h[1000] = T(3e7);   // sin/cos: this block goes element by element through Payne-Hanek
+  h[2000] = T(1000);  // float sin/cos: a block beyond the float path selects between it and the double one
+  h[2001] = T(-5e5);
   h[4999] = T(-1e30);
   const Array<T> x = Array<T>::from(h, cpu);
   const auto expect = [&](T (*f)(T)) {
