@@ -450,8 +450,8 @@ class CarryBuilder {
   CarryBuilder(const T* S, std::int64_t tiles, Op op) : S_(S), op_(op) {
     for (std::int64_t size = tiles / 2; size >= 1; size /= 2) level_.emplace_back(static_cast<std::size_t>(size));
   }
-  // S[0, end) is known: the blocks inside it are built, and C[t] written for t in [begin, end).
-  void extend(std::int64_t begin, std::int64_t end, T* C) {
+  // S[0, end) is known: builds the blocks inside it.
+  void extend(std::int64_t end) {
     for (std::size_t j = 1; j <= level_.size(); ++j) {
       const T* prev = j == 1 ? S_ : level_[j - 2].data();
       std::vector<T>& cur = level_[j - 1];
@@ -460,6 +460,9 @@ class CarryBuilder {
       }
     }
     built_ = end;
+  }
+  // C[t] for t in [begin, end), end at most extend's: its blocks all lie before t.
+  void carries(std::int64_t begin, std::int64_t end, T* C) const {
     for (std::int64_t t = begin; t < end; ++t) {
       T c = Op::template identity<T>();
       std::int64_t pos = 0;
@@ -496,7 +499,7 @@ void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool par
   const std::int64_t tiles = scan_tile_count(n);
   const std::int64_t shift = exclusive ? 1 : 0;
   std::vector<T> S(static_cast<std::size_t>(tiles)), C(static_cast<std::size_t>(tiles));
-  CarryBuilder<T, Op> carries(S.data(), tiles, op);
+  CarryBuilder<T, Op> blocks(S.data(), tiles, op);
   // Pass 1: the tile totals (the last tile's is never used by a carry).
   const auto totals = [&](std::int64_t t0, std::int64_t t1) {
     for (std::int64_t t = t0; t < t1 && t + 1 < tiles; ++t) {
@@ -540,8 +543,10 @@ void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool par
         const std::int64_t t0 = a + r * k / team, t1 = a + r * (k + 1) / team;
         totals(t0, t1);
 #pragma omp barrier
+        // One thread extends the blocks (a few operations a tile); each folds its own tiles' carries.
 #pragma omp single
-        carries.extend(a, a + r, C.data());
+        blocks.extend(a + r);
+        blocks.carries(t0, t1, C.data());
         finish(t0, t1);
       }
     }
@@ -552,7 +557,8 @@ void scan_line(const T* x, std::int64_t n, T* y, Op op, bool exclusive, bool par
   for (std::int64_t a = 0; a < tiles; a += per_thread) {
     const std::int64_t r = std::min(per_thread, tiles - a);
     totals(a, a + r);
-    carries.extend(a, a + r, C.data());
+    blocks.extend(a + r);
+    blocks.carries(a, a + r, C.data());
     finish(a, a + r);
   }
   if (exclusive) y[0] = scan_exclusive_first<T>(op);
