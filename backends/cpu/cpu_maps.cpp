@@ -166,10 +166,12 @@ void binary_typed(std::int64_t rows, std::int64_t cols, const T* a, std::int64_t
 }
 
 // y = alpha * x + y: alpha * x rounded, then + y (no FMA: -ffp-contract=off), the GPU kernels' bits.
+// One NaN canonicalisation, of the sum: the bits of MulOp then AddOp, each canonicalising (a NaN's
+// payload never decides whether the sum is a NaN), for one compare and blend per vector, not two.
 template <class T>
 struct ScaledAdd {
   T alpha;
-  PORTA_MAP_INLINE T operator()(T x, T y) const { return AddOp{}(MulOp{}(alpha, x), y); }
+  PORTA_MAP_INLINE T operator()(T x, T y) const { return canonical_nan(add_rn(mul_rn(alpha, x), y)); }
 };
 
 template <class T>

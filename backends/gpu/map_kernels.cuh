@@ -48,9 +48,9 @@ struct WithDeviceScalar {
 };
 
 template <class T>
-struct AxpyOf {  // alpha * x rounded, then + y: the CPU backend's bits, never an FMA
+struct AxpyOf {  // alpha * x rounded, then + y, a NaN canonical: the CPU backend's bits, never an FMA
   T alpha;
-  PORTA_HOST_DEVICE T operator()(T x, T y) const { return add_rn(mul_rn(alpha, x), y); }
+  PORTA_HOST_DEVICE T operator()(T x, T y) const { return canonical_nan(add_rn(mul_rn(alpha, x), y)); }
 };
 
 // The contiguous maps' launcher in the plugins' calling convention (void* stream, int status).

@@ -9,9 +9,12 @@
 //   });
 //
 // - The arithmetic is porta's own (porta/detail/ops.hpp): integers wrap, min and max propagate
-//   NaN and order -0.0 below +0.0, like porta::min and porta::max. The result of integer adds,
-//   mins and maxes does not depend on the order the threads arrive in; floating-point adds do (a
-//   sum of atomics is not deterministic: use porta::transform_reduce for reproducible sums).
+//   NaN and order -0.0 below +0.0, like porta::min and porta::max. The result of integer adds and
+//   of every min and max does not depend on the order the threads arrive in: a NaN is stored as
+//   the canonical quiet NaN, which max_op/min_op return for any NaN operand, so once there it
+//   stays and its bits are the same whichever NaN came first. Floating-point adds do depend on the
+//   order (a sum of atomics is not deterministic: use porta::transform_reduce for reproducible
+//   sums), and on GPUs their NaN is the vendor atomicAdd's.
 // - Relaxed ordering, as the vendors' atomics: an atomic orders nothing else; the end of the
 //   parallel_for is the barrier after which every update is visible.
 // - On GPUs: the vendor's atomicAdd (float, double, int32, and int64 as its unsigned 64-bit

@@ -23,6 +23,24 @@ PORTA_HOST_DEVICE inline bool is_nan(T x) {
   }
 }
 
+// The NaN policy: every floating-point result porta computes that is a NaN is the one canonical
+// quiet NaN (std::numeric_limits<T>::quiet_NaN(), 0x7fc00000 / 0x7ff8000000000000). The hardware
+// disagrees: x86 passes on the first NaN operand's payload and sign (and makes 0 * inf a NaN with
+// the sign bit set), NVIDIA returns 0x7fffffff, and negation or fabs flip the sign bit of a NaN.
+// Each elementwise functor below canonicalises its own result, so the CPU loops, the GPU kernels
+// and both fused-expression interpreters get the same bits, and a fused chain the eager chain's.
+// On a vector this is a compare and a blend. A NaN's payload never decides whether a later result
+// is a NaN, so canonicalising every step or only the last one gives the same bits (what the
+// generated fused kernels do). Reductions and scans canonicalise the values they write.
+template <class T>
+PORTA_HOST_DEVICE inline T canonical_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return is_nan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
+  } else {
+    return x;
+  }
+}
+
 // Integer + and * wrap (two's complement) instead of being undefined on overflow.
 template <class T>
 PORTA_HOST_DEVICE inline T add_rn(T a, T b) {
@@ -64,15 +82,16 @@ PORTA_HOST_DEVICE inline T mul_rn(T a, T b) {
   }
 }
 
-// max/min propagate NaN (as NumPy) and order -0.0 below +0.0, which makes them associative and
-// commutative on every input, so any evaluation order gives the same bits.
+// max/min propagate NaN (as NumPy), as the canonical NaN, and order -0.0 below +0.0, which makes
+// them associative and commutative on every input, so any evaluation order gives the same bits
+// (also the order in which atomic_max/atomic_min's threads arrive: a NaN, once stored, stays).
 template <class T>
 PORTA_HOST_DEVICE inline T max_op(T a, T b) {
   if (a > b) return a;
   if (b > a) return b;
   if constexpr (std::is_floating_point_v<T>) {
     if (a == b) return std::signbit(a) ? b : a;
-    return a + b;  // unordered: at least one NaN, and the sum is NaN
+    return std::numeric_limits<T>::quiet_NaN();  // unordered: at least one NaN
   } else {
     return a;
   }
@@ -84,7 +103,7 @@ PORTA_HOST_DEVICE inline T min_op(T a, T b) {
   if (b < a) return b;
   if constexpr (std::is_floating_point_v<T>) {
     if (a == b) return std::signbit(a) ? a : b;
-    return a + b;
+    return std::numeric_limits<T>::quiet_NaN();
   } else {
     return a;
   }
@@ -94,7 +113,8 @@ PORTA_HOST_DEVICE inline T min_op(T a, T b) {
 // is -0.0, the exact identity of IEEE addition (x + -0.0 == x for every x, +0.0 included), so
 // padding lanes never change a bit. The reduction and the elementwise binary op of max and of min
 // are one functor each, MaxOp and MinOp; sum and prod are AddOp and MulOp elementwise (below),
-// the same arithmetic under the binary operation's name.
+// the same arithmetic under the binary operation's name, less the NaN canonicalisation of each
+// step, which a reduction or a scan does once on the values it writes.
 struct SumOp {
   template <class T>
   PORTA_HOST_DEVICE static T identity() {
@@ -151,17 +171,6 @@ struct MinOp {
   }
 };
 
-// NaN payloads differ between CPUs and GPUs; a reduction's NaN result is returned as the one
-// canonical quiet NaN so that its bits agree too.
-template <class T>
-PORTA_HOST_DEVICE inline T canonical_nan(T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return is_nan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
-  } else {
-    return x;
-  }
-}
-
 // ---- elementwise ops --------------------------------------------------------------------------
 // Integer division by zero yields 0 instead of trapping; integer sqrt/exp/... go through double.
 
@@ -200,7 +209,7 @@ struct NegOp {
       using U = std::make_unsigned_t<T>;
       return static_cast<T>(U(0) - static_cast<U>(x));
     } else {
-      return -x;
+      return canonical_nan(-x);
     }
   }
 };
@@ -210,7 +219,7 @@ struct AbsOp {
     if constexpr (std::is_integral_v<T>) {
       return x < 0 ? NegOp{}(x) : x;
     } else {
-      return std::fabs(x);
+      return canonical_nan(std::fabs(x));
     }
   }
 };
@@ -219,7 +228,7 @@ struct AbsOp {
     template <class T>                                         \
     PORTA_HOST_DEVICE T operator()(T x) const {                \
       if constexpr (std::is_floating_point_v<T>) {             \
-        return std::fn(x);                                     \
+        return canonical_nan(std::fn(x));                      \
       } else {                                                 \
         return via_double<T>(std::fn(static_cast<double>(x))); \
       }                                                        \
@@ -236,14 +245,14 @@ PORTA_DETAIL_MATH_OP(TanhOp, tanh)
 struct ReluOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
-    return x > T(0) ? x : (is_nan(x) ? x : T(0));
+    return x > T(0) ? x : (is_nan(x) ? canonical_nan(x) : T(0));
   }
 };
 struct SigmoidOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return T(1) / (T(1) + std::exp(-x));
+      return canonical_nan(T(1) / (T(1) + std::exp(-x)));
     } else {
       return via_double<T>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
     }
@@ -252,14 +261,14 @@ struct SigmoidOp {
 struct SquareOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
-    return mul_rn(x, x);
+    return canonical_nan(mul_rn(x, x));
   }
 };
 
 struct AddOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return add_rn(a, b);
+    return canonical_nan(add_rn(a, b));
   }
 };
 struct SubOp {
@@ -269,14 +278,14 @@ struct SubOp {
       using U = std::make_unsigned_t<T>;
       return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
     } else {
-      return a - b;
+      return canonical_nan(a - b);
     }
   }
 };
 struct MulOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return mul_rn(a, b);
+    return canonical_nan(mul_rn(a, b));
   }
 };
 struct DivOp {
@@ -287,7 +296,7 @@ struct DivOp {
       if (b == T(-1)) return NegOp{}(a);  // lowest / -1 overflows
       return a / b;
     } else {
-      return a / b;
+      return canonical_nan(a / b);
     }
   }
 };
@@ -297,7 +306,7 @@ struct PowOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return std::pow(a, b);
+      return canonical_nan(std::pow(a, b));
     } else {
       // Exact, wrapping integer power by squaring: double pow is not exact on every device.
       if (b < 0) return a == T(1) ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
@@ -315,7 +324,7 @@ struct PowOp {
 struct ReluGradOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T grad, T x) const {
-    return x > T(0) ? grad : T(0);
+    return canonical_nan(x > T(0) ? grad : T(0));
   }
 };
 
