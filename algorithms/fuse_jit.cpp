@@ -127,7 +127,9 @@ std::string element_code(const porta_program_op* ops, std::int32_t nops, const c
   }
   std::string decl = "  " + std::string(t);
   for (int d = 0; d < most; ++d) decl += (d ? ", " : " ") + s(d);
-  return decl + ";\n" + c.str() + "  return s0;\n";
+  // Only the result is canonicalised (a NaN's payload never decides whether a later value is a NaN,
+  // ops.hpp), which gives the eager chain's bits, where each op canonicalises its own result.
+  return decl + ";\n" + c.str() + "  return porta::rtc::canonical_nan(s0);\n";
 }
 
 // The module's source: the element function and the kernel over indices of kUnroll vectors each.

@@ -2,7 +2,8 @@
 // The prelude of porta's run-time kernels (porta/rtc.hpp), as a string: the text that comes before
 // the user's source in every program handed to NVRTC, hiprtc or the host C++ compiler. It is the
 // whole dialect: porta_index, porta::rtc::View<T>, the math of detail/ops.hpp with the same
-// semantics (NaN-propagating min/max with -0.0 below +0.0, integer division by zero gives 0),
+// semantics (NaN-propagating min/max with -0.0 below +0.0, integer division by zero gives 0,
+// canonical_nan for porta's NaN policy),
 // PORTA_RTC_KERNEL and the entry macro that the generated wrapper uses.
 //
 // Self-contained on purpose: NVRTC and hiprtc have no C++ standard library headers, so nothing here
@@ -113,14 +114,29 @@ PORTA_RTC_FUNCTION float pow(float a, float b) { return std::pow(a, b); }
 PORTA_RTC_FUNCTION double pow(double a, double b) { return std::pow(a, b); }
 #endif
 
-// As ops.hpp's max_op/min_op: NaN propagates, -0.0 orders below +0.0.
+// porta's NaN, ops.hpp's canonical_nan: the quiet NaN with no payload and no sign, whatever NaN
+// the hardware made (NVIDIA's is 0x7fffffff, x86 keeps an operand's). Made from its bits: the
+// run-time compilers have no <limits>, and the vendors' nanf("") is 0x7fffffff.
+#if PORTA_RTC_ON_DEVICE
+PORTA_RTC_FUNCTION float canonical_nan(float x) { return x == x ? x : __int_as_float(0x7fc00000); }
+PORTA_RTC_FUNCTION double canonical_nan(double x) {
+  return x == x ? x : __longlong_as_double(0x7ff8000000000000LL);
+}
+#else
+PORTA_RTC_FUNCTION float canonical_nan(float x) { return x == x ? x : __builtin_nanf(""); }
+PORTA_RTC_FUNCTION double canonical_nan(double x) { return x == x ? x : __builtin_nan(""); }
+#endif
+template <class T>
+PORTA_RTC_FUNCTION T canonical_nan(T x) { return x; }
+
+// As ops.hpp's max_op/min_op: NaN propagates as the canonical NaN, -0.0 orders below +0.0.
 template <class T>
 PORTA_RTC_FUNCTION T max(T a, T b) {
   if (a > b) return a;
   if (b > a) return b;
   if (detail::is_float<T>::value) {
     if (a == b) return (a == T(0) && T(1) / a < T(0)) ? b : a;
-    return a + b;
+    return canonical_nan(a + b);
   }
   return a;
 }
@@ -130,7 +146,7 @@ PORTA_RTC_FUNCTION T min(T a, T b) {
   if (b < a) return b;
   if (detail::is_float<T>::value) {
     if (a == b) return (a == T(0) && T(1) / a < T(0)) ? a : b;
-    return a + b;
+    return canonical_nan(a + b);
   }
   return a;
 }
@@ -139,7 +155,7 @@ PORTA_RTC_FUNCTION T abs(T x) { return x < T(0) ? T(0) - x : x; }
 PORTA_RTC_FUNCTION float abs(float x) { return fabs(x); }
 PORTA_RTC_FUNCTION double abs(double x) { return fabs(x); }
 template <class T>
-PORTA_RTC_FUNCTION T relu(T x) { return x > T(0) ? x : (x != x ? x : T(0)); }
+PORTA_RTC_FUNCTION T relu(T x) { return x > T(0) ? x : (x != x ? canonical_nan(x) : T(0)); }
 template <class T>
 PORTA_RTC_FUNCTION T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
 template <class T>
