@@ -325,3 +325,50 @@ TEMPLATE_TEST_CASE("mean of integers is the canonical sum of the values as doubl
     CHECK_BITS(porta::mean(x), porta::sum(porta::cast<double>(x)) / static_cast<double>(n));
   }
 }
+
+TEMPLATE_TEST_CASE("reductions along an axis return the canonical NaN for every NaN input pattern",
+                   "[reduce][ieee][nan]", float, double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  using B = porta_test::bits_t<T>;
+  // Positive and negative quiet NaNs, payloads of both signs, signalling patterns of both signs.
+  const std::vector<B> nan_bits =
+      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u),
+                                      B(0xffc00456u), B(0x7f800001u), B(0xff812345u)}
+                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
+                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull)};
+  const T q = std::numeric_limits<T>::quiet_NaN();
+  for (const B nb : nan_bits) {
+    T nan;
+    std::memcpy(&nan, &nb, sizeof nan);
+    for (const std::int64_t rows : {3, 64}) {
+      const std::int64_t cols = 37;
+      INFO("NaN " << porta_test::show(nan) << ", " << rows << "x" << cols << " on " << dev.to_string());
+      auto h = porta_test::nonzero<T>(rng, rows * cols);
+      // Row 1 holds the NaN in column 5; column 9 holds it in row 2.
+      h[static_cast<std::size_t>(1 * cols + 5)] = nan;
+      h[static_cast<std::size_t>(2 * cols + 9)] = nan;
+      const auto x = Array<T>::from(h, Shape{rows, cols}, dev);
+      for (int axis : {0, 1}) {
+        INFO("axis " << axis);
+        const auto check = [&](const char* what, const std::vector<T>& r) {
+          for (std::size_t i = 0; i < r.size(); ++i) {
+            const bool want_nan = axis == 1 ? (i == 1 || i == 2) : (i == 5 || i == 9);
+            if (want_nan) {
+              INFO(what << "[" << i << "] = " << porta_test::show(r[i]));
+              CHECK(porta_test::same_bits(r[i], q));
+            } else {
+              CHECK_FALSE(std::isnan(r[i]));
+            }
+          }
+        };
+        check("sum", porta::sum(x, axis).to_vector());
+        check("prod", porta::prod(x, axis).to_vector());
+        check("min", porta::min(x, axis).to_vector());
+        check("max", porta::max(x, axis).to_vector());
+        check("mean", porta::mean(x, axis).to_vector());
+      }
+    }
+  }
+}

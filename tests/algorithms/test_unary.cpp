@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -269,4 +270,76 @@ TEMPLATE_TEST_CASE("unary maps on special values", "[map][unary][ieee]", float, 
     CHECK(c[0] == T(1));
     CHECK(std::isnan(c[3]));
   }
+}
+
+namespace {
+
+// NaNs whose bits differ from the canonical quiet NaN's, and the canonical one: positive and
+// negative quiet NaNs, payloads of both signs, signalling patterns of both signs.
+template <class T>
+std::vector<T> nan_patterns() {
+  using B = porta_test::bits_t<T>;
+  const std::vector<B> bits =
+      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u),
+                                      B(0xffc00456u), B(0x7f800001u), B(0xff812345u)}
+                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
+                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull)};
+  std::vector<T> out;
+  for (const B b : bits) {
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    out.push_back(v);
+  }
+  return out;
+}
+
+// Every NaN of `got` has the canonical quiet NaN's bits, and `got` is a NaN wherever `nan_at` is.
+template <class T>
+void require_canonical_nans(const char* what, const std::vector<T>& got, const std::vector<bool>& nan_at) {
+  const T q = std::numeric_limits<T>::quiet_NaN();
+  REQUIRE(got.size() == nan_at.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (nan_at[i]) CHECK(std::isnan(got[i]));
+    if (std::isnan(got[i]) && !porta_test::same_bits(got[i], q))
+      FAIL_CHECK(what << "[" << i << "] is " << porta_test::show(got[i]) << ", not the canonical NaN "
+                      << porta_test::show(q));
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("unary maps return the canonical NaN for every NaN result", "[map][unary][ieee][nan]", float,
+                   double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  const T inf = std::numeric_limits<T>::infinity();
+  // The NaN patterns, then inputs that make a NaN of a number (sqrt and log of negatives, sin and
+  // cos of infinities, x86's negative default NaN), repeated past a few vectors and a tail.
+  std::vector<T> one = nan_patterns<T>();
+  const std::size_t nans = one.size();
+  for (T v : {T(-1), -inf, inf, T(0), T(-0.0), T(2)}) one.push_back(v);
+  std::vector<T> h;
+  std::vector<bool> nan_in;
+  for (int r = 0; r < 23; ++r)
+    for (std::size_t k = 0; k < one.size(); ++k) {
+      h.push_back(one[k]);
+      nan_in.push_back(k < nans);
+    }
+  const auto x = Array<T>::from(h, dev);
+  INFO(dev.to_string());
+  require_canonical_nans("neg", porta::neg(x).to_vector(), nan_in);
+  require_canonical_nans("abs", porta::abs(x).to_vector(), nan_in);
+  require_canonical_nans("sqrt", porta::sqrt(x).to_vector(), nan_in);
+  require_canonical_nans("exp", porta::exp(x).to_vector(), nan_in);
+  require_canonical_nans("log", porta::log(x).to_vector(), nan_in);
+  require_canonical_nans("sin", porta::sin(x).to_vector(), nan_in);
+  require_canonical_nans("cos", porta::cos(x).to_vector(), nan_in);
+  require_canonical_nans("tanh", porta::tanh(x).to_vector(), nan_in);
+  require_canonical_nans("relu", porta::relu(x).to_vector(), nan_in);
+  require_canonical_nans("sigmoid", porta::sigmoid(x).to_vector(), nan_in);
+  require_canonical_nans("square", porta::square(x).to_vector(), nan_in);
+  // In place too (the output aliases the input: the loops without streaming stores).
+  auto y = Array<T>::from(h, dev);
+  porta::neg(y, y);
+  require_canonical_nans("neg in place", y.to_vector(), nan_in);
 }

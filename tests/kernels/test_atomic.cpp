@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -143,4 +144,62 @@ TEMPLATE_TEST_CASE("atomic_min and atomic_max follow porta::min and porta::max",
       });
   PORTA_CHECK_RESULT(porta_test::compare_exact(dlo.to_vector(), lo));
   PORTA_CHECK_RESULT(porta_test::compare_exact(dhi.to_vector(), hi));
+}
+
+TEMPLATE_TEST_CASE("atomic_min and atomic_max keep the canonical NaN whatever the arrival order",
+                   "[kernels][atomic][nan]", float, double) {
+  using T = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  using B = porta_test::bits_t<T>;
+  // NaNs of both signs, with and without payloads, signalling patterns, racing with numbers into
+  // a few cells; some cells start as a non-canonical NaN, one gets numbers only.
+  const std::vector<B> nan_bits =
+      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u), B(0xffc00456u),
+                                      B(0x7f800001u), B(0xff812345u), B(0x7fffffffu)}
+                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
+                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull),
+                                      B(0x7fffffffffffffffull)};
+  std::vector<T> nans;
+  for (const B nb : nan_bits) {
+    T v;
+    std::memcpy(&v, &nb, sizeof v);
+    nans.push_back(v);
+  }
+  const std::int64_t n = 300007, cells = 5;
+  const T q = std::numeric_limits<T>::quiet_NaN();
+  for (int round = 0; round < 4; ++round) {
+    INFO("round " << round << " on " << dev.to_string());
+    auto c = porta_test::uniform<std::int32_t>(rng, n, 0, static_cast<std::int32_t>(cells - 1));
+    auto v = porta_test::nonzero<T>(rng, n);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (c[i] == cells - 1) continue;  // the numbers-only cell
+      if (rng.index(3) == 0) v[i] = nans[static_cast<std::size_t>(rng.index(static_cast<std::int64_t>(nans.size())))];
+    }
+    std::vector<T> start(static_cast<std::size_t>(cells), T(0));
+    start[1] = nans[1];  // a negative NaN already there
+    start[2] = nans[3];  // a negative payload NaN
+    const auto cd = Array<std::int32_t>::from(c, dev);
+    const auto vd = Array<T>::from(v, dev);
+    auto lo = Array<T>::from(start, dev);
+    auto hi = Array<T>::from(start, dev);
+    auto lv = lo.view();
+    auto hv = hi.view();
+    auto cv = cd.view();
+    auto vv = vd.view();
+    porta::parallel_for(
+        dev, n, PORTA_LAMBDA(std::int64_t i) {
+          porta::atomic_min(&lv[cv[i]], vv[i]);
+          porta::atomic_max(&hv[cv[i]], vv[i]);
+        });
+    const auto los = lo.to_vector(), his = hi.to_vector();
+    for (std::int64_t k = 0; k + 1 < cells; ++k) {
+      INFO("cell " << k << ": min " << porta_test::show(los[static_cast<std::size_t>(k)]) << ", max "
+                   << porta_test::show(his[static_cast<std::size_t>(k)]));
+      CHECK(porta_test::same_bits(los[static_cast<std::size_t>(k)], q));
+      CHECK(porta_test::same_bits(his[static_cast<std::size_t>(k)], q));
+    }
+    CHECK_FALSE(std::isnan(los[static_cast<std::size_t>(cells - 1)]));
+    CHECK_FALSE(std::isnan(his[static_cast<std::size_t>(cells - 1)]));
+  }
 }
