@@ -18,19 +18,19 @@
 // and the full functions branch to the large-argument path (the CPU loops run the fast path over
 // a block and fix up the rare large elements afterwards).
 //
-// float exp, sin and cos are evaluated in float, with twice the vector lanes of double: the
+// float exp, log, sin and cos are evaluated in float, with twice the vector lanes of double: the
 // reductions carry the reduced argument exactly or as an exact double-float sum (see "float
 // evaluated in float" below) and the polynomials keep their largest terms exact, so each result is
-// within 0.8 ulp (checked over every float of the fast paths). float sin and cos take this path for
+// within 0.78 ulp (checked over every float of the fast paths). float sin and cos take this path for
 // |x| < kTrigFastLimitF (400); up to kTrigFastLimit they are the double evaluation rounded once,
-// then Payne-Hanek. float log, tanh and sigmoid are computed in double and rounded once at the end:
+// then Payne-Hanek. float tanh and sigmoid are computed in double and rounded once at the end:
 // the double evaluation is accurate to about 2^-33 relative, so the float result is the correctly
 // rounded one except when the exact value lies within that distance of a midpoint between two
 // floats, and never more than 0.51 ulp away.
 //
 // Accuracy (measured by tests/algorithms/test_math.cpp against long double over random and special
 // inputs and dense runs at the reductions' edges; the bounds asserted there): float <= 1 ulp for all
-// six functions (exp, sin, cos 0.78 at most over all their fast-path floats, the others 0.5x);
+// six functions (exp, log, sin, cos 0.78 at most over all their fast-path floats, the others 0.5x);
 // double exp/log/sin/cos <= 1 ulp, tanh and sigmoid <= 2 ulp.
 //
 // Special values: a NaN input gives the canonical quiet NaN (std::numeric_limits<T>::quiet_NaN(),
@@ -425,7 +425,7 @@ PORTA_HOST_DEVICE inline bool trig_is_fast(double x) {
 }
 
 // ---- float evaluated in float ---------------------------------------------------------------------
-// exp, sin and cos of float arguments in float arithmetic: twice the vector lanes of the double
+// exp, log, sin and cos of float arguments in float arithmetic: twice the vector lanes of the double
 // evaluation. Each reduction keeps the reduced argument as rh + rl, carried exactly (Sterbenz, or
 // sums of multiples of a common grain that fit in 24 bits, or TwoSum) until the remaining terms are
 // too small for their rounding to matter, so the only sizeable errors are the polynomial's last
@@ -456,6 +456,13 @@ PORTA_HOST_DEVICE inline float sub(float a, float b) {
 }
 PORTA_HOST_DEVICE inline float mul(float a, float b) {
   return mul_rn(a, b);
+}
+PORTA_HOST_DEVICE inline float div(float a, float b) {
+#if PORTA_DEVICE_PASS
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
 }
 PORTA_HOST_DEVICE inline float horner(float, float c0) {
   return c0;
@@ -502,6 +509,34 @@ PORTA_HOST_DEVICE inline float exp_f(float x) {
   const float n1 = sub(add(mul(n, 0.5f), kRoundF), kRoundF);
   const float y = mul(mul(p, pow2(n1)), pow2(sub(n, n1)));
   return x != x ? from_bits(0x7fc00000u) : y;
+}
+
+// log x in float. x = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1 exact, as in log_d. k kLn2F_1 + f
+// is carried exactly (TwoSum; k kLn2F_1 is exact for |k| <= 152), so the sizeable roundings are the
+// last addition's and f^2 / 2's (an eighth of an ulp at most).
+PORTA_HOST_DEVICE inline float log_f(float x) {
+  const bool tiny = x < 0x1p-126f;
+  const float xs = tiny ? mul(x, 0x1p25f) : x;
+  const std::uint32_t ix = bits(xs);
+  const std::uint32_t kb = (ix + (0x3f800000u - 0x3f3504f3u)) >> 23;  // k + 127
+  const float m = from_bits(ix - ((kb - 127u) << 23));
+  const float k = sub(sub(from_bits(0x4b000000u | kb), 0x1p23f), tiny ? 152.0f : 127.0f);
+  const float f = sub(m, 1.0f);
+  const float s = div(f, add(2.0f, f));
+  const float z = mul(s, s);
+  // 2 atanh(s) = 2s + s R(s^2) through s^9: the first omitted term is below 2^-30 for |s| <= 0.1716.
+  const float R = mul(z, horner(z, 2.0f / 3, 2.0f / 5, 2.0f / 7, 2.0f / 9));
+  const float hfsq = mul(mul(0.5f, f), f);
+  // k ln2 + f - f^2/2 + s (f^2/2 + R): the first three terms exactly as h + lo (TwoSum, then Fast2Sum
+  // as |k kLn2F_1 + f| >= f^2/2), so only terms below 0.02 round before the last addition.
+  float lo;
+  const float hi = two_sum(mul(k, kLn2F_1), f, &lo);
+  const float h = sub(hi, hfsq);
+  lo = add(lo, sub(sub(hi, h), hfsq));
+  const float y = add(h, add(lo, add(mul(s, add(hfsq, R)), mul(k, kLn2F_2))));
+  float out = x == 0.0f ? -from_bits(0x7f800000u) : y;
+  out = x == from_bits(0x7f800000u) ? x : out;
+  return x < 0.0f || x != x ? from_bits(0x7fc00000u) : out;
 }
 
 // sin and cos of float x, |x| < kTrigFastLimitF: x = (4j + q) pi/2 + rh + rl with n = 4j + q below
@@ -594,7 +629,7 @@ PORTA_HOST_DEVICE inline double sigmoid_d(double x) {
 }  // namespace impl
 
 // ---- the functions --------------------------------------------------------------------------------
-// float exp, sin and cos are evaluated in float (above); float log, tanh and sigmoid are the double
+// float exp, log, sin and cos are evaluated in float (above); float tanh and sigmoid are the double
 // evaluation rounded once (see the top of this file).
 #define PORTA_DETAIL_MATH_UNARY(name, body)                               \
   PORTA_HOST_DEVICE inline double name(double x) {                        \
@@ -603,7 +638,6 @@ PORTA_HOST_DEVICE inline double sigmoid_d(double x) {
   PORTA_HOST_DEVICE inline float name(float x) {                          \
     return static_cast<float>(impl::body<false>(static_cast<double>(x))); \
   }
-PORTA_DETAIL_MATH_UNARY(log, log_d)
 PORTA_DETAIL_MATH_UNARY(tanh, tanh_d)
 PORTA_DETAIL_MATH_UNARY(sigmoid, sigmoid_d)
 #undef PORTA_DETAIL_MATH_UNARY
@@ -612,6 +646,12 @@ PORTA_HOST_DEVICE inline double exp(double x) {
 }
 PORTA_HOST_DEVICE inline float exp(float x) {
   return impl::exp_f(x);
+}
+PORTA_HOST_DEVICE inline double log(double x) {
+  return impl::log_d<true>(x);
+}
+PORTA_HOST_DEVICE inline float log(float x) {
+  return impl::log_f(x);
 }
 
 // sin and cos in three ranges, each branch-free (vectorisable) where it holds:
