@@ -5,10 +5,13 @@
 // pass, the order every backend shares (CUB and rocPRIM sort the same keys on GPUs). One OpenMP
 // region runs every pass: each thread counts the digits of its own contiguous piece, one thread
 // turns the counts into offsets (digit-major, thread-minor, which is what makes it stable), and
-// each thread scatters its piece in order. A first read counts every digit position at once, so
-// that passes in which all keys share a digit (small integers in int64, the exponent bits of
-// numbers in a narrow range) are skipped. Keys are encoded as the first pass reads them and
-// decoded as the last one writes them; the output arrays serve as one of the two buffers.
+// each thread scatters its piece in order, through one 64-byte line per bucket that goes to memory
+// whole when full (software write combining; a bucket's first and last lines go out partially, as
+// they share memory with the neighbouring bucket or thread). A first read counts every digit
+// position at once, so that passes in which all keys share a digit (small integers in int64, the
+// exponent bits of numbers in a narrow range) are skipped, and gives the first pass its counts.
+// Keys are encoded as the first pass reads them and decoded as the last one writes them; the output
+// arrays serve as one of the two buffers.
 //
 // argreduce: the first index of the largest (argmax) or smallest (argmin) key of sort_key.hpp, NaN
 // taking the place that wins, so the answer does not depend on the order of evaluation: threads
@@ -31,6 +34,18 @@ constexpr int kBuckets = 1 << kDigitBits;
 // Elements per thread below which a sort stays on fewer threads: a pass costs a few ns per element
 // and waking a team a few microseconds.
 constexpr std::int64_t kGrainSort = std::int64_t(1) << 16;
+// Scattered writes go through one cache line per bucket and thread (software write combining):
+// 256 buckets times 16 threads are far more write streams than the store buffers and the TLB
+// follow, so each key would cost a partial-line write; a whole line at once costs one.
+constexpr std::size_t kLine = 64;
+
+// The bits of a decoded key, to be buffered beside encoded ones.
+template <class T>
+inline SortBits<T> bits_of(T x) {
+  SortBits<T> u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
 
 template <class U>
 inline unsigned digit(U key, int pass) {
@@ -45,6 +60,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
   constexpr bool kValues = !std::is_void_v<V>;
   using VT = std::conditional_t<kValues, V, unsigned char>;
   constexpr int kPasses = static_cast<int>(sizeof(T));
+  constexpr std::int64_t kLineKeys = static_cast<std::int64_t>(kLine / sizeof(U));
   const auto* values_in = static_cast<const VT*>(values_in_v);
   auto* values_out = static_cast<VT*>(values_out_v);
   const auto key = [descending](T x) { return sort_key<T>(x, descending); };
@@ -109,6 +125,10 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
   const auto run = [&](int t, int T_) {
     const auto [b, e] = piece(t, T_);
     std::int64_t* c = offsets.data() + static_cast<std::size_t>(t) * kBuckets;
+    // The thread's write-combining lines, one per bucket; a value's slot is its key's.
+    alignas(kLine) U kline[kBuckets * kLineKeys];
+    alignas(kLine) VT vline[kValues ? kBuckets * kLineKeys : 1];
+    std::int64_t start[kBuckets];
     for (int j = 0; j < m; ++j) {
       const int p = active[j];
       const bool first = j == 0, last = j == m - 1;
@@ -117,8 +137,13 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
       U* dst = key_buf[(m - 1 - j) % 2];
       VT* vdst = value_buf[(m - 1 - j) % 2];
       const auto load = [&](std::int64_t i) { return first ? key(keys_in[i]) : src[i]; };
-      std::fill(c, c + kBuckets, std::int64_t(0));
-      for (std::int64_t i = b; i < e; ++i) ++c[digit(load(i), p)];
+      if (first && T_ == team) {  // the first read counted this pass over the same pieces
+        const std::int64_t* a = all.data() + (static_cast<std::size_t>(t) * kPasses + p) * kBuckets;
+        std::copy(a, a + kBuckets, c);
+      } else {
+        std::fill(c, c + kBuckets, std::int64_t(0));
+        for (std::int64_t i = b; i < e; ++i) ++c[digit(load(i), p)];
+      }
 #if defined(_OPENMP)
 #pragma omp barrier
 #pragma omp single
@@ -134,15 +159,39 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
           }
         }
       }  // the single's implicit barrier publishes the offsets
+      std::copy(c, c + kBuckets, start);
+      // Slots follow the destination's cache lines: position o sits in slot (o + shift) % kLineKeys.
+      const auto shift = static_cast<std::int64_t>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(U)) % kLineKeys);
+      // Writes positions [from, to) of bucket d, all in one destination line, from the buffer.
+      const auto flush = [&](int d, std::int64_t from, std::int64_t to) {
+        const std::int64_t s = (from + shift) & (kLineKeys - 1);
+        const std::size_t at = static_cast<std::size_t>(d) * kLineKeys + static_cast<std::size_t>(s);
+        std::memcpy(dst + from, kline + at, static_cast<std::size_t>(to - from) * sizeof(U));
+        if constexpr (kValues) std::memcpy(vdst + from, vline + at, static_cast<std::size_t>(to - from) * sizeof(VT));
+      };
       for (std::int64_t i = b; i < e; ++i) {
         const U k = load(i);
-        const std::int64_t o = c[digit(k, p)]++;
-        if (last) {
-          keys_out[o] = sort_key_value<T>(k, descending);
-        } else {
-          dst[o] = k;
+        const unsigned d = digit(k, p);
+        const std::int64_t o = c[d]++;
+        const std::size_t at =
+            static_cast<std::size_t>(d) * kLineKeys + static_cast<std::size_t>((o + shift) & (kLineKeys - 1));
+        kline[at] = last ? bits_of(sort_key_value<T>(k, descending)) : k;
+        if constexpr (kValues) vline[at] = vsrc[i];
+        if (((o + 1 + shift) & (kLineKeys - 1)) == 0) {  // the line is complete
+          const std::int64_t from = o + 1 - kLineKeys;
+          if (from >= start[d]) {
+            std::memcpy(dst + from, kline + static_cast<std::size_t>(d) * kLineKeys, kLine);
+            if constexpr (kValues)
+              std::memcpy(vdst + from, vline + static_cast<std::size_t>(d) * kLineKeys, kLineKeys * sizeof(VT));
+          } else {  // the bucket's first line, shared with what precedes it
+            flush(static_cast<int>(d), start[d], o + 1);
+          }
         }
-        if constexpr (kValues) vdst[o] = vsrc[i];
+      }
+      for (int d = 0; d < kBuckets; ++d) {  // the partial last line of each bucket
+        const std::int64_t line = c[d] - ((c[d] + shift) & (kLineKeys - 1));
+        const std::int64_t from = std::max(line, start[d]);
+        if (from < c[d]) flush(d, from, c[d]);
       }
 #if defined(_OPENMP)
 #pragma omp barrier

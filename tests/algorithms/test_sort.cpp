@@ -195,6 +195,89 @@ TEMPLATE_TEST_CASE("sort, argsort and sort_by_key equal std::stable_sort in port
   }
 }
 
+namespace {
+
+// Key patterns that load the CPU sort's write-combining lines unevenly: one bucket holding almost
+// every key, keys spread over every bucket, long runs of one bucket (sorted either way), two
+// buckets taking turns.
+enum class Pattern { one_bucket, every_bucket, ascending, descending, alternating };
+
+const char* pattern_name(Pattern p) {
+  switch (p) {
+    case Pattern::one_bucket:
+      return "one bucket";
+    case Pattern::every_bucket:
+      return "every bucket";
+    case Pattern::ascending:
+      return "ascending";
+    case Pattern::descending:
+      return "descending";
+    case Pattern::alternating:
+      return "alternating";
+  }
+  return "?";
+}
+
+template <class T>
+std::vector<T> pattern_inputs(porta_test::Rng& rng, std::int64_t n, Pattern p) {
+  if (p == Pattern::every_bucket) return sort_inputs<T>(rng, n, true);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    T& x = v[static_cast<std::size_t>(i)];
+    switch (p) {
+      case Pattern::one_bucket:
+        x = rng.index(1000) == 0 ? T(rng.uniform<int>(-300, 300)) : T(7);
+        break;
+      case Pattern::ascending:
+        x = T(i % (1 << 22));
+        break;
+      case Pattern::descending:
+        x = T((n - i) % (1 << 22));
+        break;
+      case Pattern::alternating:
+        x = i % 2 ? T(1) : T(258);
+        break;
+      case Pattern::every_bucket:
+        break;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+// Sizes about the CPU sort's line flushes (a line is 64 bytes: 16 or 8 keys; 256 of them per
+// thread) and large enough for 2 and 3 threads, one beyond 8 MiB.
+TEMPLATE_TEST_CASE("sort and argsort stay stable whatever the buckets' sizes and the thread count", "[sort][buckets]",
+                   PORTA_TEST_TYPES) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  constexpr std::int64_t kLineKeys = 64 / sizeof(T);
+  const std::int64_t big = (std::int64_t(8) << 20) / std::int64_t(sizeof(T)) + 7;
+  porta_test::for_each_thread_count({1, 2, 3}, [&](int threads) {
+    for (const Pattern p :
+         {Pattern::one_bucket, Pattern::every_bucket, Pattern::ascending, Pattern::descending, Pattern::alternating}) {
+      std::vector<std::int64_t> sizes = {
+          kLineKeys - 1,       kLineKeys,       kLineKeys + 1,       2 * kLineKeys + 3,
+          256 * kLineKeys - 1, 256 * kLineKeys, 256 * kLineKeys + 1, (std::int64_t(3) << 16) + 1};
+      if (p == Pattern::every_bucket || p == Pattern::one_bucket) sizes.push_back(big);
+      for (const std::int64_t n : sizes) {
+        INFO(pattern_name(p) << ", n = " << n << ", " << threads << " threads on " << dev.to_string());
+        const auto h = pattern_inputs<T>(rng, n, p);
+        const auto x = Array<T>::from(h, dev);
+        const SortOrder order = rng.coin() ? SortOrder::ascending : SortOrder::descending;
+        const auto idx = ref_argsort(h, order);
+        porta_test::poison_pool<T>(n, dev);
+        PORTA_CHECK_RESULT(compare_sorted(porta::sort(x, order).to_vector(), gather(h, idx)));
+        porta_test::poison_pool<std::int64_t>(n, dev);
+        PORTA_CHECK_RESULT(porta_test::compare_exact(porta::argsort(x, order).to_vector(), idx));
+        if (n < big) check_sort_by_key<T, std::int32_t>(rng, dev, h, order);
+      }
+    }
+  });
+}
+
 TEMPLATE_TEST_CASE("sort agrees with min and max bit for bit; argmax and argmin point at them", "[sort][argmax]",
                    PORTA_TEST_TYPES) {
   using T = TestType;
