@@ -275,6 +275,8 @@ TEMPLATE_TEST_CASE("math: the CPU maps give the functions' bits", "[math][map]",
   h[1000] = T(3e7);   // sin/cos: this block goes element by element through Payne-Hanek
   h[2000] = T(1000);  // float sin/cos: a block beyond the float path selects between it and the double one
   h[2001] = T(-5e5);
+  // float sin/cos: whole blocks (of 256) beyond the float path, of both signs.
+  for (std::size_t i = 3072; i < 3584; ++i) h[i] = T((i % 2 ? 1 : -1) * (400.0 + 37.25 * static_cast<double>(i)));
   h[4999] = T(-1e30);
   const Array<T> x = Array<T>::from(h, cpu);
   const auto expect = [&](T (*f)(T)) {
