@@ -238,7 +238,8 @@ PORTA_SCAN_TARGET_BEGIN("avx512f,avx512dq")
 namespace avx512 {
 
 // max_op: vrange's max (imm 5: the larger, sign from the comparison, so +0 over -0) where ordered;
-// vrange returns an operand for a NaN operand, so unordered lanes take a + b (a NaN) as max_op does.
+// vrange returns an operand for a NaN operand, so unordered lanes take a + b (a NaN); the scan
+// writes every NaN as the canonical one, which is what max_op returns.
 struct F32x16 {
   using T = float;
   using V = __m512;
