@@ -20,10 +20,16 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cpu_common.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_memory.hpp"
 #include "porta/detail/sort_key.hpp"
 
 namespace porta::detail::cpu {
@@ -47,6 +53,35 @@ inline SortBits<T> bits_of(T x) {
   return u;
 }
 
+// Sorts larger than this (bytes of keys) write their full lines around the caches: the next pass
+// reads them from memory anyway, and a normal store first reads each line it fills.
+constexpr std::size_t kStreamBytes = std::size_t(4) << 20;
+
+// Copies 64 bytes. With `stream`, and `to` 16-byte aligned, as non-temporal stores (SSE2, which
+// every x86-64 has); a pass that streamed ends with a fence before its barrier.
+inline void put_line(void* to, const void* from, bool stream) {
+#if defined(__SSE2__)
+  if (stream && (reinterpret_cast<std::uintptr_t>(to) & 15) == 0) {
+    auto* d = static_cast<__m128i*>(to);
+    const auto* s = static_cast<const __m128i*>(from);
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  std::memcpy(to, from, kLine);
+}
+
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 template <class U>
 inline unsigned digit(U key, int pass) {
   return static_cast<unsigned>(key >> (pass * kDigitBits)) & (kBuckets - 1);
@@ -61,6 +96,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
   using VT = std::conditional_t<kValues, V, unsigned char>;
   constexpr int kPasses = static_cast<int>(sizeof(T));
   constexpr std::int64_t kLineKeys = static_cast<std::int64_t>(kLine / sizeof(U));
+  const bool stream = static_cast<std::size_t>(n) * sizeof(U) > kStreamBytes;
   const auto* values_in = static_cast<const VT*>(values_in_v);
   auto* values_out = static_cast<VT*>(values_out_v);
   const auto key = [descending](T x) { return sort_key<T>(x, descending); };
@@ -116,10 +152,14 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
 
   // Pass j reads what pass j - 1 wrote (the input for j = 0) and writes the output arrays when
   // m - 1 - j is even, the temporaries otherwise, so that the last pass lands in the outputs.
-  std::unique_ptr<U[]> key_tmp(m > 1 ? new U[static_cast<std::size_t>(n)] : nullptr);
-  std::unique_ptr<VT[]> value_tmp(kValues && m > 1 ? new VT[static_cast<std::size_t>(n)] : nullptr);
-  U* const key_buf[2] = {reinterpret_cast<U*>(keys_out), key_tmp.get()};
-  VT* const value_buf[2] = {values_out, value_tmp.get()};
+  // The temporaries come from the pool: fresh pages from the system would cost more to fault in
+  // and zero than a pass costs to fill them.
+  PoolBuffer key_tmp, value_tmp;
+  if (m > 1 && key_tmp.allocate(static_cast<std::size_t>(n) * sizeof(U)) != PORTA_OK) throw std::bad_alloc();
+  if (kValues && m > 1 && value_tmp.allocate(static_cast<std::size_t>(n) * sizeof(VT)) != PORTA_OK)
+    throw std::bad_alloc();
+  U* const key_buf[2] = {reinterpret_cast<U*>(keys_out), key_tmp.as<U>()};
+  VT* const value_buf[2] = {values_out, value_tmp.as<VT>()};
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(team) * kBuckets);
 
   const auto run = [&](int t, int T_) {
@@ -180,9 +220,16 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
         if (((o + 1 + shift) & (kLineKeys - 1)) == 0) {  // the line is complete
           const std::int64_t from = o + 1 - kLineKeys;
           if (from >= start[d]) {
-            std::memcpy(dst + from, kline + static_cast<std::size_t>(d) * kLineKeys, kLine);
-            if constexpr (kValues)
-              std::memcpy(vdst + from, vline + static_cast<std::size_t>(d) * kLineKeys, kLineKeys * sizeof(VT));
+            put_line(dst + from, kline + static_cast<std::size_t>(d) * kLineKeys, stream);
+            if constexpr (kValues) {
+              const VT* vl = vline + static_cast<std::size_t>(d) * kLineKeys;
+              if constexpr (sizeof(VT) >= sizeof(U)) {  // values as wide as keys or twice
+                for (std::size_t q = 0; q < sizeof(VT) / sizeof(U); ++q)
+                  put_line(vdst + from + q * (kLine / sizeof(VT)), vl + q * (kLine / sizeof(VT)), stream);
+              } else {  // half as wide: half a line
+                std::memcpy(vdst + from, vl, kLine / 2);
+              }
+            }
           } else {  // the bucket's first line, shared with what precedes it
             flush(static_cast<int>(d), start[d], o + 1);
           }
@@ -193,6 +240,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
         const std::int64_t from = std::max(line, start[d]);
         if (from < c[d]) flush(d, from, c[d]);
       }
+      if (stream) stream_fence();
 #if defined(_OPENMP)
 #pragma omp barrier
 #endif
