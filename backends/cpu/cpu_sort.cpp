@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sorting and arg-reductions of the CPU backend.
 //
-// sort: a parallel, stable LSD radix sort over the keys of porta/detail/sort_key.hpp, 8 bits per
-// pass, the order every backend shares (CUB and rocPRIM sort the same keys on GPUs). One OpenMP
-// region runs every pass: each thread counts the digits of its own contiguous piece, one thread
-// turns the counts into offsets (digit-major, thread-minor, which is what makes it stable), and
-// each thread scatters its piece in order, through one 64-byte line per bucket that goes to memory
-// whole when full (software write combining; a bucket's first and last lines go out partially, as
-// they share memory with the neighbouring bucket or thread). A first read counts every digit
-// position at once, so that passes in which all keys share a digit (small integers in int64, the
-// exponent bits of numbers in a narrow range) are skipped, and gives the first pass its counts.
-// Keys are encoded as the first pass reads them and decoded as the last one writes them; the output
-// arrays serve as one of the two buffers.
+// sort: a parallel, stable LSD radix sort over the keys of porta/detail/sort_key.hpp (the order
+// every backend shares: CUB and rocPRIM sort the same keys on GPUs), 8 bits per pass, 11 in large
+// sorts (fewer passes). One OpenMP region runs every pass: each thread counts the digits of its own
+// contiguous piece, one thread turns the counts into offsets (digit-major, thread-minor, which is
+// what makes it stable), and each thread scatters its piece in order, through one 64-byte line per
+// bucket that goes to memory whole when full (software write combining; a bucket's first and last
+// lines go out partially, as they share memory with the neighbouring bucket or thread). A first
+// read counts every digit position at once, so that passes in which all keys share a digit (small
+// integers in int64, the exponent bits of numbers in a narrow range) are skipped, and gives the
+// first pass its counts. Keys are encoded as the first pass reads them and decoded as the last one
+// writes them; the output arrays serve as one of the two buffers.
 //
 // argreduce: the first index of the largest (argmax) or smallest (argmin) key of sort_key.hpp, NaN
 // taking the place that wins, so the answer does not depend on the order of evaluation: threads
@@ -35,8 +35,12 @@
 namespace porta::detail::cpu {
 namespace {
 
-constexpr int kDigitBits = 8;
-constexpr int kBuckets = 1 << kDigitBits;
+// Digits of 8 bits for small sorts; 11 for large ones, which takes a pass in four off 32-bit keys
+// (three instead of four) and two in eight off 64-bit keys (six instead of eight) at the price of
+// 2048 lines per thread (128 KiB, in L2) and a longer offset step.
+constexpr int kSmallDigitBits = 8;
+constexpr int kLargeDigitBits = 11;
+constexpr std::int64_t kLargeDigitsFrom = std::int64_t(1) << 18;
 // Elements per thread below which a sort stays on fewer threads: a pass costs a few ns per element
 // and waking a team a few microseconds.
 constexpr std::int64_t kGrainSort = std::int64_t(1) << 16;
@@ -82,19 +86,20 @@ inline void stream_fence() {
 #endif
 }
 
-template <class U>
+template <int Bits, class U>
 inline unsigned digit(U key, int pass) {
-  return static_cast<unsigned>(key >> (pass * kDigitBits)) & (kBuckets - 1);
+  return static_cast<unsigned>(key >> (pass * Bits)) & ((1u << Bits) - 1);
 }
 
 // V is the value payload (std::uint32_t or std::uint64_t: only its size matters), or void.
-template <class T, class V>
+template <int Bits, class T, class V>
 void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* values_in_v, void* values_out_v,
                 bool descending) {
   using U = SortBits<T>;
   constexpr bool kValues = !std::is_void_v<V>;
   using VT = std::conditional_t<kValues, V, unsigned char>;
-  constexpr int kPasses = static_cast<int>(sizeof(T));
+  constexpr int kBuckets = 1 << Bits;
+  constexpr int kPasses = static_cast<int>((8 * sizeof(T) + Bits - 1) / Bits);
   constexpr std::int64_t kLineKeys = static_cast<std::int64_t>(kLine / sizeof(U));
   const bool stream = static_cast<std::size_t>(n) * sizeof(U) > kStreamBytes;
   const auto* values_in = static_cast<const VT*>(values_in_v);
@@ -113,7 +118,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
     std::int64_t* c = all.data() + static_cast<std::size_t>(t) * kPasses * kBuckets;
     for (std::int64_t i = b; i < e; ++i) {
       const U k = key(keys_in[i]);
-      for (int p = 0; p < kPasses; ++p) ++c[p * kBuckets + digit(k, p)];
+      for (int p = 0; p < kPasses; ++p) ++c[p * kBuckets + digit<Bits>(k, p)];
     }
   };
   int team = nt;
@@ -166,9 +171,12 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
     const auto [b, e] = piece(t, T_);
     std::int64_t* c = offsets.data() + static_cast<std::size_t>(t) * kBuckets;
     // The thread's write-combining lines, one per bucket; a value's slot is its key's.
-    alignas(kLine) U kline[kBuckets * kLineKeys];
-    alignas(kLine) VT vline[kValues ? kBuckets * kLineKeys : 1];
-    std::int64_t start[kBuckets];
+    std::vector<unsigned char> lines(kLine + kBuckets * kLineKeys * (sizeof(U) + (kValues ? sizeof(VT) : 0)));
+    auto* const kline =
+        reinterpret_cast<U*>((reinterpret_cast<std::uintptr_t>(lines.data()) + kLine - 1) & ~(kLine - 1));
+    auto* const vline = reinterpret_cast<VT*>(kline + kBuckets * kLineKeys);
+    std::vector<std::int64_t> start_v(kBuckets);
+    std::int64_t* const start = start_v.data();
     for (int j = 0; j < m; ++j) {
       const int p = active[j];
       const bool first = j == 0, last = j == m - 1;
@@ -182,7 +190,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
         std::copy(a, a + kBuckets, c);
       } else {
         std::fill(c, c + kBuckets, std::int64_t(0));
-        for (std::int64_t i = b; i < e; ++i) ++c[digit(load(i), p)];
+        for (std::int64_t i = b; i < e; ++i) ++c[digit<Bits>(load(i), p)];
       }
 #if defined(_OPENMP)
 #pragma omp barrier
@@ -211,7 +219,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
       };
       for (std::int64_t i = b; i < e; ++i) {
         const U k = load(i);
-        const unsigned d = digit(k, p);
+        const unsigned d = digit<Bits>(k, p);
         const std::int64_t o = c[d]++;
         const std::size_t at =
             static_cast<std::size_t>(d) * kLineKeys + static_cast<std::size_t>((o + shift) & (kLineKeys - 1));
@@ -261,12 +269,20 @@ void sort_typed(std::int64_t n, const void* kin, void* kout, std::size_t value_b
                 bool descending) {
   const auto* ki = static_cast<const T*>(kin);
   auto* ko = static_cast<T*>(kout);
-  if (value_bytes == 0) {
-    radix_sort<T, void>(n, ki, ko, nullptr, nullptr, descending);
-  } else if (value_bytes == 4) {
-    radix_sort<T, std::uint32_t>(n, ki, ko, vin, vout, descending);
+  const auto run = [&](auto bits) {
+    constexpr int B = decltype(bits)::value;
+    if (value_bytes == 0) {
+      radix_sort<B, T, void>(n, ki, ko, nullptr, nullptr, descending);
+    } else if (value_bytes == 4) {
+      radix_sort<B, T, std::uint32_t>(n, ki, ko, vin, vout, descending);
+    } else {
+      radix_sort<B, T, std::uint64_t>(n, ki, ko, vin, vout, descending);
+    }
+  };
+  if (n >= kLargeDigitsFrom) {
+    run(std::integral_constant<int, kLargeDigitBits>());
   } else {
-    radix_sort<T, std::uint64_t>(n, ki, ko, vin, vout, descending);
+    run(std::integral_constant<int, kSmallDigitBits>());
   }
 }
 
