@@ -40,7 +40,7 @@ namespace {
 // 2048 lines per thread (128 KiB, in L2) and a longer offset step.
 constexpr int kSmallDigitBits = 8;
 constexpr int kLargeDigitBits = 11;
-constexpr std::int64_t kLargeDigitsFrom = std::int64_t(1) << 18;
+constexpr std::int64_t kLargeDigitsFrom = std::int64_t(1) << 20;
 // Elements per thread below which a sort stays on fewer threads: a pass costs a few ns per element
 // and waking a team a few microseconds.
 constexpr std::int64_t kGrainSort = std::int64_t(1) << 16;
@@ -60,6 +60,9 @@ inline SortBits<T> bits_of(T x) {
 // Sorts larger than this (bytes of keys) write their full lines around the caches: the next pass
 // reads them from memory anyway, and a normal store first reads each line it fills.
 constexpr std::size_t kStreamBytes = std::size_t(4) << 20;
+// Sorts smaller than this (bytes of keys) scatter directly: their passes stay in the caches, where
+// the buffered lines cost more instructions than they save.
+constexpr std::size_t kCombineBytes = std::size_t(2) << 20;
 
 // Copies 64 bytes. With `stream`, and `to` 16-byte aligned, as non-temporal stores (SSE2, which
 // every x86-64 has); a pass that streamed ends with a fence before its barrier.
@@ -102,6 +105,7 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
   constexpr int kPasses = static_cast<int>((8 * sizeof(T) + Bits - 1) / Bits);
   constexpr std::int64_t kLineKeys = static_cast<std::int64_t>(kLine / sizeof(U));
   const bool stream = static_cast<std::size_t>(n) * sizeof(U) > kStreamBytes;
+  const bool combine = static_cast<std::size_t>(n) * sizeof(U) > kCombineBytes;
   const auto* values_in = static_cast<const VT*>(values_in_v);
   auto* values_out = static_cast<VT*>(values_out_v);
   const auto key = [descending](T x) { return sort_key<T>(x, descending); };
@@ -207,6 +211,18 @@ void radix_sort(std::int64_t n, const T* keys_in, T* keys_out, const void* value
           }
         }
       }  // the single's implicit barrier publishes the offsets
+      if (!combine) {
+        for (std::int64_t i = b; i < e; ++i) {
+          const U k = load(i);
+          const std::int64_t o = c[digit<Bits>(k, p)]++;
+          dst[o] = last ? bits_of(sort_key_value<T>(k, descending)) : k;
+          if constexpr (kValues) vdst[o] = vsrc[i];
+        }
+#if defined(_OPENMP)
+#pragma omp barrier
+#endif
+        continue;
+      }
       std::copy(c, c + kBuckets, start);
       // Slots follow the destination's cache lines: position o sits in slot (o + shift) % kLineKeys.
       const auto shift = static_cast<std::int64_t>((reinterpret_cast<std::uintptr_t>(dst) / sizeof(U)) % kLineKeys);
