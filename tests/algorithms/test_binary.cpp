@@ -426,25 +426,6 @@ TEMPLATE_TEST_CASE("binary maps on IEEE special values", "[map][binary][ieee]", 
 
 namespace {
 
-// NaNs whose bits differ from the canonical quiet NaN's, and the canonical one: positive and
-// negative quiet NaNs, payloads of both signs, signalling patterns of both signs.
-template <class T>
-std::vector<T> nan_patterns() {
-  using B = porta_test::bits_t<T>;
-  const std::vector<B> bits =
-      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u),
-                                      B(0xffc00456u), B(0x7f800001u), B(0xff812345u)}
-                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
-                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull)};
-  std::vector<T> out;
-  for (const B b : bits) {
-    T v;
-    std::memcpy(&v, &b, sizeof v);
-    out.push_back(v);
-  }
-  return out;
-}
-
 // Every NaN of `got` has the canonical quiet NaN's bits; `got` is a NaN wherever an operand is,
 // when `propagates` (pow(NaN, 0) and relu_grad(NaN, -1) are numbers).
 template <class T>
@@ -470,7 +451,7 @@ TEMPLATE_TEST_CASE("binary maps return the canonical NaN for every NaN result", 
   const T inf = std::numeric_limits<T>::infinity();
   // The NaN patterns against each other and against numbers whose pairs make NaNs (inf - inf,
   // 0 * inf, 0 / 0: x86's default NaN has the sign bit set), repeated past a few vectors.
-  std::vector<T> vals = nan_patterns<T>();
+  std::vector<T> vals = porta_test::nan_patterns<T>();
   for (T v : {T(0), T(-0.0), T(1), T(-2), inf, -inf}) vals.push_back(v);
   AllPairs<T> p(vals, vals);
   const std::size_t pairs = p.ha.size();

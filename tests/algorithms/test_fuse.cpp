@@ -455,21 +455,10 @@ TEMPLATE_TEST_CASE("fused: every NaN result is the canonical NaN, as in the eage
                    double) {
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
-  using B = porta_test::bits_t<T>;
-  // Positive and negative quiet NaNs, payloads of both signs, signalling patterns, and numbers
-  // whose sums, products and quotients are NaNs (inf - inf, 0 * inf, 0 / 0).
-  const std::vector<B> nan_bits =
-      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u),
-                                      B(0xffc00456u), B(0x7f800001u), B(0xff812345u)}
-                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
-                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull)};
+  // NaNs of every kind (porta_test::nan_patterns), and numbers whose sums, products and quotients
+  // are NaNs (inf - inf, 0 * inf, 0 / 0).
   const T inf = std::numeric_limits<T>::infinity();
-  std::vector<T> one;
-  for (const B b : nan_bits) {
-    T v;
-    std::memcpy(&v, &b, sizeof v);
-    one.push_back(v);
-  }
+  std::vector<T> one = porta_test::nan_patterns<T>();
   for (T v : {T(0), T(-0.0), T(1), T(-2), inf, -inf}) one.push_back(v);
   std::vector<T> hx, hy;
   for (int r = 0; r < 7; ++r)

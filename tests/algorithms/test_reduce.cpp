@@ -331,17 +331,8 @@ TEMPLATE_TEST_CASE("reductions along an axis return the canonical NaN for every 
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  using B = porta_test::bits_t<T>;
-  // Positive and negative quiet NaNs, payloads of both signs, signalling patterns of both signs.
-  const std::vector<B> nan_bits =
-      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u),
-                                      B(0xffc00456u), B(0x7f800001u), B(0xff812345u)}
-                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
-                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull)};
   const T q = std::numeric_limits<T>::quiet_NaN();
-  for (const B nb : nan_bits) {
-    T nan;
-    std::memcpy(&nan, &nb, sizeof nan);
+  for (const T nan : porta_test::nan_patterns<T>()) {
     for (const std::int64_t rows : {3, 64}) {
       const std::int64_t cols = 37;
       INFO("NaN " << porta_test::show(nan) << ", " << rows << "x" << cols << " on " << dev.to_string());

@@ -274,25 +274,6 @@ TEMPLATE_TEST_CASE("unary maps on special values", "[map][unary][ieee]", float, 
 
 namespace {
 
-// NaNs whose bits differ from the canonical quiet NaN's, and the canonical one: positive and
-// negative quiet NaNs, payloads of both signs, signalling patterns of both signs.
-template <class T>
-std::vector<T> nan_patterns() {
-  using B = porta_test::bits_t<T>;
-  const std::vector<B> bits =
-      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u),
-                                      B(0xffc00456u), B(0x7f800001u), B(0xff812345u)}
-                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
-                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull)};
-  std::vector<T> out;
-  for (const B b : bits) {
-    T v;
-    std::memcpy(&v, &b, sizeof v);
-    out.push_back(v);
-  }
-  return out;
-}
-
 // Every NaN of `got` has the canonical quiet NaN's bits, and `got` is a NaN wherever `nan_at` is.
 template <class T>
 void require_canonical_nans(const char* what, const std::vector<T>& got, const std::vector<bool>& nan_at) {
@@ -315,7 +296,7 @@ TEMPLATE_TEST_CASE("unary maps return the canonical NaN for every NaN result", "
   const T inf = std::numeric_limits<T>::infinity();
   // The NaN patterns, then inputs that make a NaN of a number (sqrt and log of negatives, sin and
   // cos of infinities, x86's negative default NaN), repeated past a few vectors and a tail.
-  std::vector<T> one = nan_patterns<T>();
+  std::vector<T> one = porta_test::nan_patterns<T>();
   const std::size_t nans = one.size();
   for (T v : {T(-1), -inf, inf, T(0), T(-0.0), T(2)}) one.push_back(v);
   std::vector<T> h;

@@ -151,21 +151,9 @@ TEMPLATE_TEST_CASE("atomic_min and atomic_max keep the canonical NaN whatever th
   using T = TestType;
   const Device dev = PORTA_KERNEL_DEVICE();
   PORTA_RNG(rng);
-  using B = porta_test::bits_t<T>;
   // NaNs of both signs, with and without payloads, signalling patterns, racing with numbers into
   // a few cells; some cells start as a non-canonical NaN, one gets numbers only.
-  const std::vector<B> nan_bits =
-      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u), B(0xffc00456u),
-                                      B(0x7f800001u), B(0xff812345u), B(0x7fffffffu)}
-                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
-                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull),
-                                      B(0x7fffffffffffffffull)};
-  std::vector<T> nans;
-  for (const B nb : nan_bits) {
-    T v;
-    std::memcpy(&v, &nb, sizeof v);
-    nans.push_back(v);
-  }
+  const std::vector<T> nans = porta_test::nan_patterns<T>();
   const std::int64_t n = 300007, cells = 5;
   const T q = std::numeric_limits<T>::quiet_NaN();
   for (int round = 0; round < 4; ++round) {

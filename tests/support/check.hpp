@@ -39,6 +39,27 @@ bool same_bits(T a, T b) {
   return bits(a) == bits(b);
 }
 
+// NaNs of the kinds a user passes or a device makes: the canonical quiet NaN and its negative,
+// payloads of both signs, signalling patterns of both signs, and NVIDIA's 0x7fffffff. porta's NaN
+// policy (docs/determinism.md, "NaN results") turns every one into the canonical quiet NaN.
+template <class T>
+std::vector<T> nan_patterns() {
+  using B = bits_t<T>;
+  const std::vector<B> nan_bits =
+      sizeof(T) == 4 ? std::vector<B>{B(0x7fc00000u), B(0xffc00000u), B(0x7fc00123u), B(0xffc00456u),
+                                      B(0x7f800001u), B(0xff812345u), B(0x7fffffffu)}
+                     : std::vector<B>{B(0x7ff8000000000000ull), B(0xfff8000000000000ull), B(0x7ff8000000000123ull),
+                                      B(0xfff8000000000456ull), B(0x7ff0000000000001ull), B(0xfff0000000012345ull),
+                                      B(0x7fffffffffffffffull)};
+  std::vector<T> out;
+  for (const B b : nan_bits) {
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    out.push_back(v);
+  }
+  return out;
+}
+
 // "1.5 (0x3fc00000)" for floating point, the number for integers.
 template <class T>
 std::string show(T v) {
