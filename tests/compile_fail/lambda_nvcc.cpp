@@ -5,5 +5,6 @@
 
 void slow_on_the_cpu(porta::Device dev, porta::Array<float>& x) {
   auto xv = x.view();
-  porta::parallel_for(dev, x.size(), PORTA_LAMBDA(std::int64_t i) { xv[i] = 1.0f; });
+  porta::parallel_for(
+      dev, x.size(), PORTA_LAMBDA(std::int64_t i) { xv[i] = 1.0f; });
 }
