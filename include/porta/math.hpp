@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// porta::math: scalar functions with the same bits on every device, for user kernels.
+//
+// The built-in operators (porta::exp(x), porta::sin(x), ...) already use these functions on every
+// backend. In your own kernels, `std::exp` and `a * b + c` are the device's: libdevice, ocml or
+// glibc give different last bits, and nvcc (by default) or g++ with -mfma may contract a multiply
+// and an add into one fused operation. porta::math gives one result everywhere:
+//
+//   #include <porta/kernels.hpp>
+//   #include <porta/math.hpp>
+//   namespace pm = porta::math;
+//   porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) {
+//     y(i) = pm::add(pm::mul(a, x(i)), pm::exp(y(i)));   // a * x + e^y, rounded twice, everywhere
+//   }));
+//
+// - add, sub, mul, div, sqrt: the correctly rounded IEEE operation, never contracted;
+//   fma(a, b, c): a * b + c rounded once (hardware FMA where the device has one).
+// - exp, log, sin, cos, tanh, sigmoid of float and double: porta's own (porta/detail/math.hpp),
+//   within 1 ulp in float and 2 ulp in double (docs/determinism.md lists the measured maxima); a
+//   NaN result is the canonical quiet NaN.
+// The vendor's functions stay one call away (std::exp, ::expf in device code) for kernels that
+// prefer them: usually faster on a GPU, and different in the last bits from device to device.
+// Nothing here is valid under -ffast-math / -use_fast_math, which allow the compiler to reorder.
+#pragma once
+
+#include <cmath>
+
+#include "porta/detail/config.hpp"
+#include "porta/detail/math.hpp"
+#include "porta/detail/ops.hpp"
+
+namespace porta::math {
+
+using porta::detail::math::cos;
+using porta::detail::math::exp;
+using porta::detail::math::log;
+using porta::detail::math::sigmoid;
+using porta::detail::math::sin;
+using porta::detail::math::tanh;
+
+// a + b, a - b, a * b, a / b, each correctly rounded (float or double).
+template <class T>
+PORTA_HOST_DEVICE inline T add(T a, T b) {
+  return porta::detail::add_rn(a, b);
+}
+template <class T>
+PORTA_HOST_DEVICE inline T sub(T a, T b) {
+  return porta::detail::add_rn(a, -b);
+}
+template <class T>
+PORTA_HOST_DEVICE inline T mul(T a, T b) {
+  return porta::detail::mul_rn(a, b);
+}
+PORTA_HOST_DEVICE inline float div(float a, float b) {
+  return porta::detail::math::impl::div(a, b);
+}
+PORTA_HOST_DEVICE inline double div(double a, double b) {
+  return porta::detail::math::impl::div(a, b);
+}
+
+// a * b + c with one rounding.
+PORTA_HOST_DEVICE inline float fma(float a, float b, float c) {
+#if PORTA_DEVICE_PASS
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+PORTA_HOST_DEVICE inline double fma(double a, double b, double c) {
+#if PORTA_DEVICE_PASS
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+// The correctly rounded square root (also under nvcc's -prec-sqrt=false).
+PORTA_HOST_DEVICE inline float sqrt(float x) {
+#if PORTA_DEVICE_PASS
+  return __fsqrt_rn(x);
+#else
+  return std::sqrt(x);
+#endif
+}
+PORTA_HOST_DEVICE inline double sqrt(double x) {
+#if PORTA_DEVICE_PASS
+  return __dsqrt_rn(x);
+#else
+  return std::sqrt(x);
+#endif
+}
+
+}  // namespace porta::math
