@@ -8,8 +8,8 @@
 // cost 1.42x a porta::map of the same chain compiled by nvcc; a generated kernel is that porta::map
 // (straight-line code, 16-byte loads of every input issued before any op, one store, a grid that
 // covers the array: rtc_launch_cover) with the eager bits, because the rtc options forbid
-// contraction as the eager maps' build does and the math is the vendors' own (sinf, expf, ...), as
-// in the eager maps.
+// contraction as the eager maps' build does. Programs with exp, log, sin, cos, tanh or sigmoid are
+// generated only on the CPU, whose run-time kernels call porta's own functions (has_vendor_math).
 //
 // Scalars are kernel arguments, never literals: a loop that changes `alpha` every step reuses one
 // kernel. The key of a program is its dtype and its ops without their values.
@@ -232,6 +232,27 @@ int scalar_count(const porta_program_op* ops, std::int32_t nops) {
   return c;
 }
 
+// On a GPU the dialect's exp, log, sin, cos, tanh and sigmoid are the vendor's (rtc_prelude.hpp),
+// while the eager maps run porta's own (detail/math.hpp): a program with one of them is interpreted
+// there, which gives the eager bits on every device.
+bool has_vendor_math(const porta_program_op* ops, std::int32_t nops) {
+  for (std::int32_t k = 0; k < nops; ++k) {
+    if (ops[k].kind != PORTA_PROGRAM_UNARY) continue;
+    switch (ops[k].arg) {
+      case PORTA_UNARY_EXP:
+      case PORTA_UNARY_LOG:
+      case PORTA_UNARY_SIN:
+      case PORTA_UNARY_COS:
+      case PORTA_UNARY_TANH:
+      case PORTA_UNARY_SIGMOID:
+        return true;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 template <class T>
 std::string source_of(const porta_program_op* ops, std::int32_t nops, std::int32_t ninputs) {
   return fused_source(ops, nops, ninputs, scalar_count(ops, nops), type_name<T>(), static_cast<int>(16 / sizeof(T)));
@@ -248,6 +269,7 @@ bool fused_jit(const BackendCall& c, const Stream& stream, const porta_program_o
     const FuseMode mode = fuse_mode(c.fn);
     if (mode == FuseMode::interpret) return false;
     if (mode == FuseMode::automatic && c.device.type == DeviceType::cpu) return false;
+    if (c.device.type != DeviceType::cpu && has_vendor_math(ops, nops)) return false;
     const int nscalars = scalar_count(ops, nops);
     // rtc's argument limit: n, vec, y, the inputs, the scalars.
     if (3 + ninputs + nscalars > 32) return false;

@@ -262,12 +262,13 @@ TEST_CASE("math: float exp, log, sin and cos at the edges of their reductions", 
   }
 }
 
-// The CPU's maps and fused expressions run these functions (vectorised, built per ISA): every
-// element must have exactly the scalar function's bits, across block boundaries, with large
-// arguments of sin and cos in some blocks, specials, and in place.
-TEMPLATE_TEST_CASE("math: the CPU maps give the functions' bits", "[math][map]", float, double) {
+// Every device's maps and fused expressions run these functions (on the CPU vectorised, built per
+// ISA; on a GPU the shared map kernels): every element must have exactly the scalar function's bits
+// on the host, across block boundaries, with large arguments of sin and cos in some blocks,
+// specials, and in place.
+TEMPLATE_TEST_CASE("math: every device's maps give the functions' bits", "[math][map]", float, double) {
   using T = TestType;
-  const porta::Device cpu(porta::DeviceType::cpu);
+  const porta::Device cpu = PORTA_TEST_DEVICE();
   const std::int64_t n = 5000;
   std::vector<T> h = inputs<T>(9, T(-30), T(30), T(1e-20), T(100), static_cast<int>(n / 2));
   h[7] = std::numeric_limits<T>::infinity();

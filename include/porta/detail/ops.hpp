@@ -223,39 +223,46 @@ struct AbsOp {
     }
   }
 };
-#define PORTA_DETAIL_MATH_OP(Name, fn)                         \
-  struct Name {                                                \
-    template <class T>                                         \
-    PORTA_HOST_DEVICE T operator()(T x) const {                \
-      if constexpr (std::is_floating_point_v<T>) {             \
-        return canonical_nan(std::fn(x));                      \
-      } else {                                                 \
-        return via_double<T>(std::fn(static_cast<double>(x))); \
-      }                                                        \
-    }                                                          \
+// exp, log, sin, cos, tanh and sigmoid are porta's own (detail/math.hpp, included at the end of this
+// file: it needs add_rn and mul_rn above) on every backend, so their bits do not depend on the
+// device's math library; integer arguments go through double. sqrt is IEEE's correctly rounded one
+// everywhere.
+namespace math {
+#define PORTA_DETAIL_MATH_DECLARE(fn)         \
+  PORTA_HOST_DEVICE inline float fn(float x); \
+  PORTA_HOST_DEVICE inline double fn(double x);
+PORTA_DETAIL_MATH_DECLARE(exp)
+PORTA_DETAIL_MATH_DECLARE(log)
+PORTA_DETAIL_MATH_DECLARE(sin)
+PORTA_DETAIL_MATH_DECLARE(cos)
+PORTA_DETAIL_MATH_DECLARE(tanh)
+PORTA_DETAIL_MATH_DECLARE(sigmoid)
+#undef PORTA_DETAIL_MATH_DECLARE
+}  // namespace math
+#define PORTA_DETAIL_MATH_OP(Name, fn)                    \
+  struct Name {                                           \
+    template <class T>                                    \
+    PORTA_HOST_DEVICE T operator()(T x) const {           \
+      if constexpr (std::is_floating_point_v<T>) {        \
+        return canonical_nan(fn(x));                      \
+      } else {                                            \
+        return via_double<T>(fn(static_cast<double>(x))); \
+      }                                                   \
+    }                                                     \
   };
-PORTA_DETAIL_MATH_OP(SqrtOp, sqrt)
-PORTA_DETAIL_MATH_OP(ExpOp, exp)
-PORTA_DETAIL_MATH_OP(LogOp, log)
-PORTA_DETAIL_MATH_OP(SinOp, sin)
-PORTA_DETAIL_MATH_OP(CosOp, cos)
-PORTA_DETAIL_MATH_OP(TanhOp, tanh)
+PORTA_DETAIL_MATH_OP(SqrtOp, std::sqrt)
+PORTA_DETAIL_MATH_OP(ExpOp, math::exp)
+PORTA_DETAIL_MATH_OP(LogOp, math::log)
+PORTA_DETAIL_MATH_OP(SinOp, math::sin)
+PORTA_DETAIL_MATH_OP(CosOp, math::cos)
+PORTA_DETAIL_MATH_OP(TanhOp, math::tanh)
+PORTA_DETAIL_MATH_OP(SigmoidOp, math::sigmoid)
 #undef PORTA_DETAIL_MATH_OP
 
 struct ReluOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
     return x > T(0) ? x : (is_nan(x) ? canonical_nan(x) : T(0));
-  }
-};
-struct SigmoidOp {
-  template <class T>
-  PORTA_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      return canonical_nan(T(1) / (T(1) + std::exp(-x)));
-    } else {
-      return via_double<T>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-    }
   }
 };
 struct SquareOp {
@@ -368,3 +375,5 @@ struct GeOp {
 };
 
 }  // namespace porta::detail
+
+#include "porta/detail/math.hpp"  // the definitions of the math functions declared above
