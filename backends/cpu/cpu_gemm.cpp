@@ -2,7 +2,8 @@
 // gemm of the CPU backend: porta's own matrix-vector kernel for n == 1 or m == 1
 // (cpu_gemv_kernel.inc), the system BLAS for other float and double shapes when the build found
 // one and it runs kernels as fast as this CPU allows (cpu_blas.cpp), porta's own cache-blocked
-// kernel (cpu_gemm_kernel.inc) otherwise, for integers, and on request (PORTA_GEMM_OWN_KERNEL).
+// kernel (cpu_gemm_kernel.inc) otherwise, for integers, and on request (PORTA_GEMM_OWN_KERNEL: every
+// shape, in the fixed order that gives the GPU kernel's bits).
 //
 // BLAS is column-major; porta is row-major. A row-major matrix is the column-major view of its
 // transpose, so C = op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T: the same
@@ -186,14 +187,17 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
   const bool ta = trans_a != 0, tb = trans_b != 0;
   PORTA_CPU_TRY
   // Matrix-vector shapes are memory-bound: porta's kernel streams the matrix as fast as BLAS does,
-  // on porta's own threads, with no BLAS call to hand over to another pool.
-  if (k > 0 && (m == 1 || n == 1)) return gemv_dispatch(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  // on porta's own threads, with no BLAS call to hand over to another pool. Asked for porta's own
+  // kernel, they take it too: its fixed order is the same for every shape and device.
+  const bool own = (flags & PORTA_GEMM_OWN_KERNEL) != 0;
+  if (k > 0 && (m == 1 || n == 1) && !own)
+    return gemv_dispatch(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 #if defined(PORTA_HAVE_BLAS)
   // Fortran BLAS takes 32-bit sizes and rejects a zero leading dimension; inside a caller's
   // parallel region its threads would oversubscribe the cores.
-  const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64) && gemm_choice().path == GemmPath::blas &&
-                        (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0 && fits_int(m) && fits_int(n) && fits_int(k) &&
-                        fits_int(lda) && fits_int(ldb) && fits_int(ldc) && !in_parallel_region();
+  const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64) && gemm_choice().path == GemmPath::blas && !own && k > 0 &&
+                        fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) && fits_int(ldc) &&
+                        !in_parallel_region();
   if (use_blas) {
     const bool done =
         dt == PORTA_F32 ? blas_gemm<float>(ta, tb, m, n, k, alpha.f32, static_cast<const float*>(a), lda,
@@ -202,8 +206,6 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
                                             static_cast<const double*>(b), ldb, beta.f64, static_cast<double*>(c), ldc);
     if (done) return PORTA_OK;
   }
-#else
-  (void)flags;
 #endif
   return gemm_own(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   PORTA_CPU_CATCH(fn)

@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "backends/cpu/cpu_blas.hpp"
 #include "backends/cpu/cpu_kernels.hpp"
+#include "porta/math.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -463,4 +465,82 @@ TEMPLATE_TEST_CASE("CPU matmul on the path porta picks for the BLAS core: edges 
                     Array<T>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev), tb, ab.beta, c);
         PORTA_CHECK_RESULT(check_gemm(c.to_vector(), ref, bound));
       }
+}
+
+namespace {
+
+// porta's fixed GEMM order (GemmAlgorithm::own, docs/determinism.md), on the host: each element is
+// one fused multiply-add chain over k in order from +0, then alpha * s, then + beta * C (C alone
+// when alpha == 0, nothing of C when beta == 0), each rounded once; a NaN is the canonical NaN.
+template <class T>
+std::vector<T> fixed_order_ref(const Dims& d, T alpha, const std::vector<T>& a, bool ta, const std::vector<T>& b,
+                               bool tb, T beta, const std::vector<T>& c0) {
+  namespace pm = porta::math;
+  std::vector<T> out(static_cast<std::size_t>(d.m * d.n));
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      T s = T(0);
+      for (std::int64_t p = 0; p < d.k; ++p) {
+        const T av = a[static_cast<std::size_t>(ta ? p * d.m + i : i * d.k + p)];
+        const T bv = b[static_cast<std::size_t>(tb ? j * d.k + p : p * d.n + j)];
+        s = pm::fma(av, bv, s);
+      }
+      const T cv = c0[static_cast<std::size_t>(i * d.n + j)];
+      T v = alpha == T(0) ? T(0) : pm::mul(alpha, s);
+      if (beta != T(0)) v = alpha == T(0) ? pm::mul(beta, cv) : pm::add(v, pm::mul(beta, cv));
+      out[static_cast<std::size_t>(i * d.n + j)] = std::isnan(v) ? std::numeric_limits<T>::quiet_NaN() : v;
+    }
+  return out;
+}
+
+}  // namespace
+
+// GemmAlgorithm::own is porta's fixed-order kernel: the same bits on every device, thread count and
+// shape (matrix-vector included), so the host's sequential chain predicts every bit. Inputs span
+// 2^-8 .. 2^8 so that any other order or a missing FMA shows; k crosses the CPU's blocks of k (384
+// floats, 256 doubles) and the GPU's steps of 8 with a ragged tail; C crosses the tiles.
+TEMPLATE_TEST_CASE("gemm with GemmAlgorithm::own: porta's fixed order, bit for bit on every device",
+                   "[matmul][gemm][determinism]", float, double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  std::uniform_int_distribution<int> scale(-8, 8);
+  const auto values = [&](std::int64_t n) {
+    std::vector<T> v(static_cast<std::size_t>(n));
+    for (T& x : v) x = std::ldexp(rng.uniform<T>(T(-1), T(1)), scale(rng.engine()));
+    return v;
+  };
+  const Dims dims[] = {{1, 1, 1}, {1, 300, 1}, {1, 301, 50}, {50, 301, 1}, {37, 300, 29}, {130, 1001, 70}};
+  const AB<T> abs[] = {{T(1), T(0)}, {T(0.75), T(0)}, {T(-1.5), T(0.5)}, {T(0), T(2)}};
+  for (const Dims& d : dims)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (const AB<T>& ab : abs) {
+          INFO("own on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n << " trans_a=" << ta
+                         << " trans_b=" << tb << " alpha=" << porta_test::show(ab.alpha)
+                         << " beta=" << porta_test::show(ab.beta));
+          auto ha = values(d.m * d.k);
+          const auto hb = values(d.k * d.n), hc = values(d.m * d.n);
+          if (d.m * d.k > 1) ha[1] = std::numeric_limits<T>::quiet_NaN();  // a NaN row (or column): canonical
+          const auto a = Array<T>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev);
+          const auto b = Array<T>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev);
+          auto c = ab.beta == T(0) ? porta_test::poisoned<T>(Shape{d.m, d.n}, dev)
+                                   : Array<T>::from(hc, Shape{d.m, d.n}, dev);
+          porta::gemm(ab.alpha, a, ta, b, tb, ab.beta, c, MatmulOptions{Precision::highest, GemmAlgorithm::own});
+          const auto want = fixed_order_ref<T>(d, ab.alpha, ha, ta, hb, tb, ab.beta, hc);
+          const auto got = c.to_vector();
+          REQUIRE(got.size() == want.size());
+          for (std::size_t i = 0; i < got.size(); ++i) {
+            INFO("element " << i << ": got " << porta_test::show(got[i]) << ", expected " << porta_test::show(want[i]));
+            REQUIRE(porta_test::same_bits(got[i], want[i]));
+          }
+        }
+  // A sum that underflows to -0 stays -0 through the rest of k (the GPU pads k to its step of 8).
+  const T tiny = std::is_same_v<T, float> ? T(1e-30) : T(1e-200);
+  const auto a = Array<T>::from(std::vector<T>{T(0), -tiny}, Shape{1, 2}, dev);
+  const auto b = Array<T>::from(std::vector<T>{T(1), tiny}, Shape{2, 1}, dev);
+  const auto c = porta::matmul(a, b, MatmulOptions{Precision::highest, GemmAlgorithm::own});
+  const T got = c.to_vector()[0];
+  CHECK(got == T(0));
+  CHECK(std::signbit(got));
 }
