@@ -10,6 +10,8 @@
 #   cmake -DPROGRAM=<exe> [-DARGS=...] -DMODE=mpi -DMPIEXEC=<mpiexec> [-DNP_FLAG=-np] [-DMPIEXEC_FLAGS="..."]
 #         [-DMPIEXEC_ENV="V=x W=y"] [-DRANKS="1 2 3 4"] -P digests.cmake
 #       one process without MPI, then 1, 2, 3 and 4 processes under mpiexec (one OpenMP thread each)
+# -DEXPECT=<64 hex digits> also requires that digest: one recorded on another machine (a CPU runner's
+# on the GPU machine, or the reverse), or at an earlier commit when porta's bits must not change.
 if(NOT PROGRAM OR NOT MODE)
   message(FATAL_ERROR "digests.cmake: set PROGRAM and MODE (local or mpi)")
 endif()
@@ -80,5 +82,8 @@ list(LENGTH _digests _distinct)
 if(NOT _distinct EQUAL 1)
   message(FATAL_ERROR "digests.cmake: ${_distinct} different digests (above): the final state depends on the "
                       "configuration")
+endif()
+if(EXPECT AND NOT _first STREQUAL EXPECT)
+  message(FATAL_ERROR "digests.cmake: every run gave sha256 ${_first}, not the expected ${EXPECT}")
 endif()
 message("all runs: sha256 ${_first}")
