@@ -37,14 +37,6 @@ PORTA_HOST_DEVICE inline double fast_two_sum(double a, double b, double* e) {
   return s;
 }
 
-PORTA_HOST_DEVICE inline double sqrt_rn(double x) {
-#if PORTA_DEVICE_PASS
-  return __dsqrt_rn(x);
-#else
-  return __builtin_sqrt(x);
-#endif
-}
-
 PORTA_HOST_DEVICE inline double abs_bits(double x) {
   return from_bits(bits(x) & ~(std::uint64_t(1) << 63));
 }
@@ -73,8 +65,10 @@ PORTA_HOST_DEVICE inline double log_dd(double x, double xl, double* lo) {
   const double k = sub(sub(from_bits(0x4330000000000000u | kb), 0x1p52), tiny ? 1077.0 : 1023.0);
   // f + fl = m + xl 2^-k - 1 exactly, normalised so that fl is below half an ulp of f (log1p's
   // 1 + x can round to a neighbour of 1 that is twice as far from it as 1 + x is).
+  // 2^-k = 2^(1025 - kb) / 4, the first factor normal for every kb in [2, 2047].
+  const std::uint64_t kbc = kb < 2u ? 2u : kb;
   double fl;
-  const double f = fast_two_sum(sub(m, 1.0), mul(xl, from_bits((2046u - kb) << 52)), &fl);
+  const double f = fast_two_sum(sub(m, 1.0), mul(mul(xl, from_bits((2048u - kbc) << 52)), 0.25), &fl);
   double dl;
   const double dh = fast_two_sum(2.0, f, &dl);
   dl = add(dl, fl);
@@ -162,32 +156,31 @@ PORTA_HOST_DEVICE inline double exp_dd(double xh, double xl) {
 }
 
 // ---- pow ------------------------------------------------------------------------------------------
-// Whether y is an integer and whether an odd one, from its bits.
-PORTA_HOST_DEVICE inline void int_class(double y, bool* is_int, bool* is_odd) {
-  const std::uint64_t iy = bits(y);
-  const std::uint64_t ey = (iy >> 52) & 0x7ffu;
-  const std::uint64_t mant = (iy & 0x000fffffffffffffu) | 0x0010000000000000u;
-  // Fraction bits below the binary point: 1075 - ey for 1 <= |y| < 2^53.
-  const std::uint64_t sh = (ey >= 1023u && ey <= 1075u) ? 1075u - ey : 0u;
-  const bool frac_zero = (mant & ((std::uint64_t(1) << sh) - 1u)) == 0;
-  *is_int = ey >= 1075u || (ey >= 1023u && frac_zero) || (iy << 1) == 0;
-  *is_odd = ey >= 1023u && ey <= 1075u && frac_zero && ((mant >> sh) & 1u) != 0;
-}
-
 // C99 F.9.4.4 around core = |x|^y (computed for finite nonzero x; anything elsewhere).
 PORTA_HOST_DEVICE inline double pow_special(double x, double y, double core) {
-  bool is_int, is_odd;
-  int_class(y, &is_int, &is_odd);
-  const double ax = abs_bits(x), ay = abs_bits(y);
-  const bool neg_odd = x < 0.0 && is_odd;  // false for NaN x
-  double out = neg_odd ? -core : core;
-  out = (x < 0.0 && !is_int && ay != inf()) ? qnan() : out;  // a negative base, non-integer power
-  // x = +-0 or +-inf: 0 or inf, signed for odd y.
+  // Whether y is an integer, and an odd one: below 2^52, y rounded by the kRound trick (exact
+  // there) and the low bit of that integer; from 2^52 to 2^53, the low bit of the significand;
+  // beyond, every double is an even integer.
+  const double ay0 = abs_bits(y);
+  const bool below = ay0 < 0x1p52;
+  const double yr = below ? round_int(y) : y;  // y itself where y is an integer
+  const std::uint64_t low = bits(below ? add(y, kRound) : y);
+  const std::uint64_t odd = (yr == y && ay0 < 0x1p53) ? (low & 1u) : 0u;
+  // An odd y gives the result x's sign (-0 and -inf included). Plain selects over doubles and one
+  // mask, not a chain of && over the conditions: GCC vectorises these, not the mixed boolean widths.
+  const std::uint64_t sign = (0u - odd) & bits(x) & (std::uint64_t(1) << 63);
+  const double ax = abs_bits(x);
+  double out = core;
+  // x = +-0 or +-inf: 0 or inf.
   const double mag = ((ax == 0.0) == (y < 0.0)) ? inf() : 0.0;
-  out = (ax == 0.0 || ax == inf()) ? (neg_odd || (is_odd && x == 0.0 && bits(x) >> 63) ? -mag : mag) : out;
-  // y = +-inf.
+  out = (ax == 0.0 || ax == inf()) ? mag : out;
+  // y = +-inf (never odd).
   const double yinf = ax == 1.0 ? 1.0 : (((ax < 1.0) == (y < 0.0)) ? inf() : 0.0);
-  out = ay == inf() ? yinf : out;
+  out = ay0 == inf() ? yinf : out;
+  out = from_bits(bits(out) ^ sign);
+  // A finite negative base and a non-integer power.
+  const double neg_fin = (x < 0.0 && ax != inf()) ? qnan() : out;
+  out = yr != y ? neg_fin : out;
   out = (x != x || y != y) ? qnan() : out;
   return (y == 0.0 || x == 1.0) ? 1.0 : out;
 }
@@ -211,11 +204,9 @@ PORTA_HOST_DEVICE inline double pow_core_d(double x, double y) {
   return exp_dd(th, add(te, mul(yy, ll)));
 }
 
+// float: log_d and exp_core take 0, inf and NaN without harm, and pow_special replaces what they give.
 PORTA_HOST_DEVICE inline double pow_core_f(double x, double y) {
-  double ax = abs_bits(x);
-  ax = (ax > 0.0 && ax < inf()) ? ax : 1.0;
-  const double yc = pow_clamp_y(y);
-  return exp_core<true>(mul(yc == yc ? yc : 0.0, log_d<true>(ax)));
+  return exp_core<true>(mul(pow_clamp_y(y), log_d<true>(abs_bits(x))));
 }
 
 // ---- expm1 ----------------------------------------------------------------------------------------
@@ -269,7 +260,8 @@ PORTA_HOST_DEVICE inline double log1p_dd(double x) {
   double ll;
   const double lh = log_dd(ok ? u : 1.0, ok ? ul : 0.0, &ll);
   const double y = add(lh, ll);
-  double out = x == 0.0 ? x : y;  // keeps -0
+  // |x| < 2^-53: log1p x = x - x^2/2 + ... rounds to x (and -0 stays -0).
+  double out = abs_bits(x) < 0x1p-53 ? x : y;
   out = x == inf() ? x : out;
   out = x == -1.0 ? -inf() : out;
   return x < -1.0 || x != x ? qnan() : out;
@@ -281,7 +273,8 @@ PORTA_HOST_DEVICE inline double log1p_f(double x) {
   const double y = add(log_d<false>(u), div(ul, u));
   double out = x == 0.0 ? x : y;
   out = x == inf() ? x : out;
-  return x < -1.0 || x != x ? qnan() : out;  // x = -1: log_d(0) = -inf, and ul = 0
+  out = x == -1.0 ? -inf() : out;
+  return x < -1.0 || x != x ? qnan() : out;
 }
 
 // ---- exp2 and exp10 -------------------------------------------------------------------------------
@@ -326,21 +319,21 @@ PORTA_HOST_DEVICE inline double log_scaled_dd(double x, double ch, double cl) {
 }
 
 // ---- sinh and cosh --------------------------------------------------------------------------------
-// |x| < 1, sinh only: x + x^3 S(x^2), Taylor through x^21 (double; the first omitted term is below
-// 2^-68 of x) or x^13 (float results).
+// |x| < 1/2, sinh only: x + x^3 S(x^2), Taylor through x^17 (double; the first omitted term is below
+// 2^-75 of x) or x^11 (float results, 2^-35).
 template <bool Double>
 PORTA_HOST_DEVICE inline double sinh_small(double x) {
   const double z = mul(x, x);
   const double S = Double ? horner(z, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880, 1.0 / 39916800, 1.0 / 6227020800,
-                                   1.0 / 1307674368000, 1.0 / 355687428096000, 1.0 / 121645100408832000,
-                                   1.0 / 51090942171709440000.0)
-                          : horner(z, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880, 1.0 / 39916800, 1.0 / 6227020800);
+                                   1.0 / 1307674368000, 1.0 / 355687428096000)
+                          : horner(z, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880, 1.0 / 39916800);
   return add(x, mul(mul(x, z), S));
 }
 
 // sinh |x| (Cosh = false) or cosh x as 2^(n-1) (p -+ 2^-2n / p), |x| = n ln2 + r, p = e^r as a
 // double-double, the quotient refined with its exact remainder, one rounding before the (exact)
-// scaling. For sinh this is used from |x| = 1, where p - 2^-2n/p keeps at least half of p.
+// scaling. sinh takes this path from |x| = 1/2 (n >= 1), where p - 2^-2n/p keeps more than half of
+// p and the errors stay below 0.57 ulp; the series' rounding errors grow past 0.6 ulp above 1/2.
 template <bool Double, bool Cosh>
 PORTA_HOST_DEVICE inline double sinh_cosh_large(double x) {
   const double ax = abs_bits(x);
@@ -365,7 +358,7 @@ PORTA_HOST_DEVICE inline double sinh_cosh_large(double x) {
 template <bool Double>
 PORTA_HOST_DEVICE inline double sinh_d(double x) {
   const double large = with_sign(sinh_cosh_large<Double, false>(x), x);
-  const double y = abs_bits(x) < 1.0 ? sinh_small<Double>(x) : large;
+  const double y = abs_bits(x) < 0.5 ? sinh_small<Double>(x) : large;
   return x != x ? qnan() : y;
 }
 
@@ -410,9 +403,25 @@ PORTA_HOST_DEVICE inline double cbrt_d(double x) {
 }
 
 // ---- hypot ----------------------------------------------------------------------------------------
+// sqrt(sh + sl) for normal sh > 0, |sl| <= ulp(sh), rounded once: the bit trick's 1/sqrt (3.4%),
+// three Newton steps (2^-35), y = sh / sqrt, and one correction by the exact remainder
+// sh - y^2 + sl. Not the hardware square root: without -fno-math-errno GCC keeps a libm call beside
+// each sqrt for errno, and the loop of hypot would not vectorise.
+PORTA_HOST_DEVICE inline double sqrt_dd(double sh, double sl) {
+  double r = from_bits(0x5fe6eb50c7b537a9u - (bits(sh) >> 1));
+  const double hs = mul(0.5, sh);
+  r = mul(r, sub(1.5, mul(hs, mul(r, r))));
+  r = mul(r, sub(1.5, mul(hs, mul(r, r))));
+  r = mul(r, sub(1.5, mul(hs, mul(r, r))));
+  const double y = mul(sh, r);
+  double ye;
+  const double yy = two_prod(y, y, &ye);
+  return add(y, div(add(sub(sub(sh, yy), ye), sl), add(y, y)));  // sh - yy is exact (Sterbenz)
+}
+
 // sqrt(a^2 + b^2) with a >= b scaled by 2^-600 or 2^600 into a range where the squares neither
 // overflow nor lose anything that matters; the sum of squares as a double-double, the square root
-// corrected once with its exact remainder.
+// corrected once with its exact remainder (sqrt_dd).
 PORTA_HOST_DEVICE inline double hypot_dd(double x, double y) {
   const double ax = abs_bits(x), ay = abs_bits(y);
   const double big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
@@ -425,19 +434,17 @@ PORTA_HOST_DEVICE inline double hypot_dd(double x, double y) {
   const double p2 = two_prod(cc, cc, &e2);
   const double sh = two_sum(p1, p2, &e3);
   const double sl = add(add(e1, e2), e3);
-  const double r = sqrt_rn(sh);
-  double re;
-  const double rr = two_prod(r, r, &re);
-  const double d = div(add(sub(sub(sh, rr), re), sl), add(r, r));  // sh - rr is exact (Sterbenz)
-  const double h = mul(add(r, d), div(1.0, s));
+  const double h = mul(sqrt_dd(sh, sl), div(1.0, s));
   double out = big == 0.0 ? 0.0 : h;
   out = (x != x || y != y) ? qnan() : out;
   return (ax == inf() || ay == inf()) ? inf() : out;
 }
 
 PORTA_HOST_DEVICE inline double hypot_f(double x, double y) {
-  const double r = sqrt_rn(add(mul(x, x), mul(y, y)));  // exact squares of floats; one rounding
-  const double out = (x != x || y != y) ? qnan() : r;
+  const double ss = add(mul(x, x), mul(y, y));  // exact squares of floats, one rounding
+  const double r = sqrt_dd(ss > 0.0 ? ss : 1.0, 0.0);
+  const double out0 = ss > 0.0 ? r : 0.0;
+  const double out = (x != x || y != y) ? qnan() : out0;
   return (abs_bits(x) == inf() || abs_bits(y) == inf()) ? inf() : out;
 }
 
