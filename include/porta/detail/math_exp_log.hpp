@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // porta's own pow, expm1, log1p, exp2, log2, exp10, log10, sinh, cosh, cbrt and hypot in float and
-// double, under the contract of porta/detail/math.hpp (read its top comment first): IEEE binary32 and
-// binary64 with round-to-nearest, every operation one correctly rounded +, -, *, / (or the correctly
-// rounded square root, in hypot) or exact integer work on the bits, in an order the source fixes; no
-// libm, no FMA, no tables. Any IEEE machine that evaluates them as written gets the same bits.
+// double, under the contract of porta/detail/math.hpp (read its top comment first): IEEE binary32
+// and binary64 with round-to-nearest, every operation one correctly rounded +, -, * or / or exact
+// integer work on the bits, in an order the source fixes; no libm, no FMA, no tables, no square
+// root instruction (hypot's root is Newton's, corrected once). Any IEEE machine that evaluates them
+// as written gets the same bits.
 //
 // Where double needs more than double: pow's log(x) is carried as a double-double to about 2^-70
 // relative (log_dd), because y log x can reach 745 and each 2^-53 of relative error there is an ulp
@@ -12,8 +13,8 @@
 // log_dd by a double-double constant so that log2(2^k) and log10(10^k) come out exact; cbrt ends
 // with a Newton step whose residual y^3 - x is computed exactly; hypot sums the squares exactly and
 // corrects the square root once, after scaling by a power of two so nothing overflows or underflows.
-// float evaluates in double and rounds once (float pow takes double log and exp: |y log x| < 2^7 keeps
-// their error near 2^-45, far below float's half ulp).
+// float evaluates in double and rounds once (float pow takes double log and exp: |y log x| < 2^7
+// keeps their error near 2^-45, far below float's half ulp).
 //
 // Branch-free on the common path: special values, signs and the ranges of sinh are selects over
 // values computed anyway, so a loop of any of them vectorises.
@@ -21,7 +22,6 @@
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #include "porta/detail/math.hpp"
@@ -50,12 +50,13 @@ inline constexpr double kInvLn10H = 0x1.bcb7b1526e50ep-2, kInvLn10L = 0x1.95355b
 
 // ---- log as a double-double -----------------------------------------------------------------------
 // log(x + xl) = *lo + the return value, for finite x > 0 and |xl| <= ulp(x)/2 (xl = 0 where x is
-// subnormal; other inputs give unspecified values), to about 2^-70 relative. As log_d: x = 2^k m, m in [sqrt(1/2),
-// sqrt(2)), f = m - 1, s = f / (2 + f), log m = 2 atanh(s) = 2s + s^3 T(s^2), T(z) = 2/3 + 2z/5 + 2z^2/7 + ... Here s
-// is a double-double (the quotient's exact remainder gives its low part), s^3 T(s^2) is a double-double product whose
-// T carries 2/3 + 2z/5 exactly enough (both constants as double-doubles), and only the terms from
-// 2z^2/7 on, below 2^-11 of T and T below 2^-6.7 of log m, are plain doubles. The series stops at
-// 2z^11/25: |z| <= 0.0295 leaves the rest below 2^-61 of T.
+// subnormal; other inputs give unspecified values), to about 2^-70 relative. As log_d:
+// x = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f), and
+// log m = 2 atanh(s) = 2s + s^3 T(s^2), T(z) = 2/3 + 2z/5 + 2z^2/7 + ...
+// Here s is a double-double (the quotient's exact remainder gives its low part), s^3 T(s^2) is a
+// double-double product whose T carries 2/3 + 2z/5 as a double-double (both constants as hi + lo),
+// and only the terms from 2z^2/7 on, below 2^-11 of T (and T is below 2^-6.7 of log m), are plain
+// doubles. The series stops at 2z^11/25: |z| <= 0.0295 leaves the rest below 2^-61 of T.
 PORTA_HOST_DEVICE inline double log_dd(double x, double xl, double* lo) {
   const bool tiny = x < 0x1p-1022;
   const double xs = tiny ? mul(x, 0x1p54) : x;
@@ -119,8 +120,8 @@ PORTA_HOST_DEVICE inline double exp_small(double r, double rl, double* lo) {
   return fast_two_sum(s, l, lo);
 }
 
-// p 2^n, rounded once even where the result is subnormal (the two factors are normal), for an
-// integer-valued n in [-1100, 1100].
+// p 2^n for an integer-valued n in [-1100, 1100]: exact unless the result is subnormal, rounded once
+// there (the two factors are normal), and inf where it overflows.
 PORTA_HOST_DEVICE inline double scale2(double p, double n) {
   const double n1 = round_int(mul(n, 0.5));
   return mul(mul(p, pow2(n1)), pow2(sub(n, n1)));
@@ -211,7 +212,8 @@ PORTA_HOST_DEVICE inline double pow_core_f(double x, double y) {
 
 // ---- expm1 ----------------------------------------------------------------------------------------
 // e^x - 1 = 2^n (e^r - 1) + (2^n - 1), x = n ln2 + r + rl: the two large terms summed exactly, the
-// rest added to their low part. Beyond n = 1000 the power is applied in two steps, so that e^x overflows to inf.
+// rest added to their low part. Beyond n = 1000 the power is applied in two steps, so that the
+// result overflows to inf as e^x does.
 template <bool Double>
 PORTA_HOST_DEVICE inline double expm1_d(double x) {
   double xc = x > 710.0 ? 710.0 : x;
@@ -404,7 +406,7 @@ PORTA_HOST_DEVICE inline double cbrt_d(double x) {
 
 // ---- hypot ----------------------------------------------------------------------------------------
 // sqrt(sh + sl) for normal sh > 0, |sl| <= ulp(sh), rounded once: the bit trick's 1/sqrt (3.4%),
-// three Newton steps (2^-35), y = sh / sqrt, and one correction by the exact remainder
+// three Newton steps (2^-35), y = sh times that, and one correction by the exact remainder
 // sh - y^2 + sl. Not the hardware square root: without -fno-math-errno GCC keeps a libm call beside
 // each sqrt for errno, and the loop of hypot would not vectorise.
 PORTA_HOST_DEVICE inline double sqrt_dd(double sh, double sl) {
