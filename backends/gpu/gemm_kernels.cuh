@@ -2,6 +2,10 @@
 // porta's own GEMM: definitions of GemmKernels<Api, T> (kernels.hpp). It serves the integer
 // dtypes, PORTA_GEMM_OWN_KERNEL, and the HIP backend when no rocBLAS is found.
 //
+// Every element of C is porta's fixed-order chain (docs/determinism.md), as in the CPU kernel
+// (backends/cpu/cpu_gemm_kernel.inc), so the two give the same bits: s = fma over k in order from
+// +0, then alpha * s, then + beta * C, each rounded, NaN canonical.
+//
 // The classic register-blocked SGEMM: a block of 256 threads computes a 128 x 128 tile of C,
 // stepping through k 8 at a time. op(A) and op(B) tiles are staged in shared memory k-major
 // (As[p][i], Bs[p][j]) with a 16-byte pad per row, double buffered, so one barrier per k-step
@@ -103,6 +107,9 @@ __global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
       if (TA ? ai + e < m : ai < m) a_ok |= 1u << e;
       if (TB ? bj < n : bj + e < n) b_ok |= 1u << e;
     }
+    // Padding past k multiplies +0 by -0: fma(+0, -0, s) is s for every s, -0 included (+0 * +0
+    // would turn a sum of -0 into +0), so the tail of k leaves the fixed-order chain as it is.
+    const T kNegZero = std::is_floating_point_v<T> ? -T(0) : T(0);
     T ra[4], rb[4];
     const auto fetch = [&](std::int64_t p0) {
       const std::int64_t kleft = k - p0;  // k offsets below kleft exist
@@ -111,7 +118,7 @@ __global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
         const bool ka = TA ? a_p < kleft : a_p + e < kleft;
         ra[e] = ((a_ok >> e) & 1u) && ka ? pa[e] : T(0);
         const bool kb = TB ? b_p + e < kleft : b_p < kleft;
-        rb[e] = ((b_ok >> e) & 1u) && kb ? pb[e] : T(0);
+        rb[e] = ((b_ok >> e) & 1u) && kb ? pb[e] : kNegZero;
       }
       pa += a_step;
       pb += b_step;
@@ -163,7 +170,7 @@ __global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
       __syncthreads();
     }
 
-    const bool use_c = !(beta == T(0));
+    const bool use_c = !(beta == T(0)), use_ab = !(alpha == T(0));
 #pragma unroll
     for (int r = 0; r < 8; ++r) {
       const std::int64_t i = i0 + (r < 4 ? ty * 4 + r : 64 + ty * 4 + (r - 4));
@@ -173,9 +180,10 @@ __global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
         const std::int64_t j = j0 + (c < 4 ? tx * 4 + c : 64 + tx * 4 + (c - 4));
         if (j >= n) continue;
         T* out = C + i * ldc + j;
-        T v = mul_rn(alpha, acc[r][c]);
-        if (use_c) v = add_rn(v, mul_rn(beta, *out));  // beta == 0 never reads C (NaN stays out)
-        *out = v;
+        // alpha == 0 is C = beta * C (BLAS); beta == 0 never reads C (a NaN there stays out).
+        T v = use_ab ? mul_rn(alpha, acc[r][c]) : T(0);
+        if (use_c) v = use_ab ? add_rn(v, mul_rn(beta, *out)) : mul_rn(beta, *out);
+        *out = canonical_nan(v);
       }
     }
   }

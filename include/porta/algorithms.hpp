@@ -143,13 +143,17 @@ enum class Precision {
 };
 enum class GemmAlgorithm {
   vendor,  // cuBLAS, rocBLAS/hipBLAS, BLAS on the CPU (falls back to porta's kernel when absent)
-  own      // porta's own tiled kernel (what the HIP backend uses without rocBLAS)
+  own      // porta's own tiled kernel, in a fixed order: the same bits on every device, thread count
+           // and shape (docs/determinism.md, "Matrix products"); what the HIP backend uses without
+           // rocBLAS. Slower than the vendor's: see bench/README.md.
 };
 struct MatmulOptions {
   Precision precision = Precision::highest;
   GemmAlgorithm algorithm = GemmAlgorithm::vendor;
 };
 
+// Reproducible products: porta::MatmulOptions{porta::Precision::highest, porta::GemmAlgorithm::own}.
+//
 // C = A * B for 2-D A (m x k) and B (k x n); with a 1-D operand, matrix-vector (A m x k, x of k:
 // y of m) and vector-matrix (x of k, B k x n: y of n), as NumPy's matmul, through the vendor BLAS
 // (a gemm of one column, which every backend runs as a gemv). Views pass without a copy where
