@@ -12,38 +12,43 @@
 // - |x| >= 0.5: erfc |x| = e^(-x^2) erfcx |x|, erfcx x = e^(x^2) erfc x being smooth and slowly
 //   varying. e^(-x^2) is evaluated as 2^n (hi + lo) with x^2 an exact product and the reduced
 //   argument's exponential in double-double (to about 2^-60); erfcx is a polynomial in t = x - c on
-//   23 quarter-octave intervals [0.5, 0.625), ..., [24, 28) (c the midpoint, so t is exact), whose
-//   constant and linear terms are double-doubles. The coefficients are Chebyshev interpolants of
-//   degree 10 to 15 computed in 160-bit arithmetic (mpmath) and rounded to double; with that
-//   rounding each stays within 2^-61 of erfcx on its interval. erf x = 1 - erfc x and
-//   erfc(-x) = 2 - erfc x from there.
+//   12 intervals [0.5, 0.75), [0.75, 1), [1, 1.5), ..., [16, 24), [24, 28] (c the midpoint, so t is
+//   exact), whose last two Horner steps are double-double. The coefficients are Chebyshev
+//   interpolants of degree 12 to 19 computed in 180-bit arithmetic (mpmath) and rounded to double
+//   (c0 and c1 to double-doubles); so rounded, each stays within 2^-61.5 of erfcx on its interval. erf x = 1 - erfc x
+//   and erfc(-x) = 2 - erfc x from there.
 // erfc x underflows through the subnormals to +0 from about 26.6 (double) and 10.0 (float on); erf x
 // rounds to +-1 from |x| = 6 (double; erfc 6 is below 2^-54) and erfc x to 2 below -6.
 //
 // float: the double evaluation without the double-double corrections (its error, a few 2^-53 plus
 // e^(-x^2)'s 2^-46 for x <= 10, is far below a float ulp), rounded once.
 //
+// Selects: select() of math_trig.hpp (on the bits), so that both paths stay straight-line code; the
+// interval's coefficients are selected too (11 selects each), not loaded from a table: an indexed
+// load would need a gather, which GCC's generic tunings do not emit, so the loop would not vectorise.
+//
 // Special values: erf(+-0) = +-0, erf(+-inf) = +-1, erfc(+inf) = +0, erfc(-inf) = 2; a NaN input
 // gives the canonical quiet NaN.
 #pragma once
 
-#include "porta/detail/math.hpp"
+#include "porta/detail/math_trig.hpp"
+
+// erfcx_poly's interval selects make it larger than GCC's inlining limits, and a call left in a loop
+// stops the loop from vectorising.
+#if defined(__GNUC__) || defined(__clang__)
+#define PORTA_DETAIL_MATH_INLINE __attribute__((always_inline)) inline
+#else
+#define PORTA_DETAIL_MATH_INLINE inline
+#endif
 
 namespace porta::detail::math {
 namespace impl {
-
-// hi + lo of a + b for |a| >= |b| (Fast2Sum).
-PORTA_HOST_DEVICE inline double erf_fast_two_sum(double a, double b, double* e) {
-  const double s = add(a, b);
-  *e = sub(b, sub(s, a));
-  return s;
-}
 
 // erf x for |x| < 0.5 as hi + *lo (the float variant: *lo = 0). x (1 + c0 + c1 z + z^2 Q2(z)),
 // z = x^2, with c0 + c1 z as a double-double: the rest is below 0.7% of erf x / x, so its roundings
 // stay below 2^-59 of the result.
 template <bool Double>
-PORTA_HOST_DEVICE inline double erf_small(double x, double* lo) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf_small(double x, double* lo) {
   const double c0h = 0x1.06eba8214db69p-3, c0l = -0x1.ca38add602500p-57;  // 2/sqrt(pi) - 1
   const double c1h = -0x1.812746b0379e7p-2, c1l = 0x1.ee12e49cab700p-57;  // -2/(3 sqrt(pi))
   double zl;
@@ -62,15 +67,15 @@ PORTA_HOST_DEVICE inline double erf_small(double x, double* lo) {
   const double ql = add(add(qe, c0l), add(add(pe, add(mul(c1l, zh), mul(c1h, zl))), mul(mul(zh, zh), Q2)));
   const double xq = two_prod(x, qh, &pe);
   const double s = two_sum(x, xq, &e);
-  return erf_fast_two_sum(s, add(e, add(pe, mul(x, ql))), lo);
+  return fast_two_sum(s, add(e, add(pe, mul(x, ql))), lo);
 }
 
 // e^(-x^2) for 0.5 <= x (below 28 for a non-zero result) as 2^(*n) (hi + *lo).
 template <bool Double>
-PORTA_HOST_DEVICE inline double exp_negsq(double x, double* lo, double* n) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double exp_negsq(double x, double* lo, double* n) {
   double sl;
   const double sh = Double ? two_prod(x, x, &sl) : mul(x, x);
-  const double k = round_int(mul(-(sh < 800.0 ? sh : 800.0), kLog2e));
+  const double k = round_int(mul(-select(sh < 800.0, sh, 800.0), kLog2e));
   *n = k;
   // -x^2 = k ln2 + rh + rl: k kLn2Hi is exact and so is the difference (Sterbenz, or k = 0).
   const double a = sub(-sh, mul(k, kLn2Hi));
@@ -90,135 +95,90 @@ PORTA_HOST_DEVICE inline double exp_negsq(double x, double* lo, double* n) {
   const double q = mul(0.5, two_prod(rh, rh, &qe));
   const double h2 = two_sum(h1, q, &e2);
   const double low = add(add(e1, e2), add(add(mul(0.5, qe), mul(rl, add(1.0, rh))), mul(mul(q, rh), add(tail, tail))));
-  return erf_fast_two_sum(h2, low, lo);
+  return fast_two_sum(h2, low, lo);
 }
 
-// erfcx x = e^(x^2) erfc x for 0.5 <= x < 28 as hi + *lo (other x: a finite, meaningless value).
+// erfcx x = e^(x^2) erfc x for 0.5 <= x <= 28 as hi + *lo (other x: a finite, meaningless value).
 template <bool Double>
-PORTA_HOST_DEVICE inline double erfcx_poly(double x, double* lo) {
-  // Per interval: the midpoint c, then c0 (hi, lo), c1 (hi, lo), c2 ... c15 of erfcx(c + t).
-  constexpr double K[23][19] = {
-      {0x1.2000000000000p-1, 0x1.2b84f076e14fbp-1, 0x1.b8bd1accf8123p-55, -0x1.e18ab7052be7fp-2, 0x1.93d71a955f172p-56,
-       0x1.482bd9fad9ed0p-2, -0x1.8bed65e016fa4p-3, 0x1.b1a22aa7a6c63p-4, -0x1.b65943042d43cp-5, 0x1.9dcc151637030p-6,
-       -0x1.6ff69b0e496b2p-7, 0x1.364ea1241af4ep-8, -0x1.f3c4a51cfb24dp-10, 0x1.80c2d8d9a5bb4p-11, 0.0, 0.0, 0.0, 0.0,
-       0.0},
-      {0x1.6000000000000p-1, 0x1.0fce4e96dd619p-1, -0x1.7210607953137p-57, -0x1.97fe7bf1c60f0p-2, 0x1.93b069b9023c1p-57,
-       0x1.071da7f78298dp-2, -0x1.2ecd75f4d04b3p-3, 0x1.3e0e0ed6b5e50p-4, -0x1.358dce2cc9f0fp-5, 0x1.1a31bff63d5dcp-6,
-       -0x1.e5d3c82630484p-8, 0x1.8d62952308f56p-9, -0x1.36dfc32c8151bp-10, 0x1.d1b5e2ff27a79p-12, 0.0, 0.0, 0.0, 0.0,
-       0.0},
-      {0x1.a000000000000p-1, 0x1.f0723ff5acdf9p-2, -0x1.7b669ffa31576p-58, -0x1.5cbc2c216df00p-2, 0x1.737f44fb5e947p-57,
-       0x1.aa32b83507192p-3, -0x1.d43ed8ca5d649p-4, 0x1.d7f26045a2308p-5, -0x1.ba6d6918681ebp-6, 0x1.859d3cc741daap-7,
-       -0x1.44bd1cf15c9ebp-8, 0x1.01b0565453518p-9, -0x1.87be45d183bb9p-11, 0x1.1d86a19c1abcap-12, 0.0, 0.0, 0.0, 0.0,
-       0.0},
-      {0x1.e000000000000p-1, 0x1.c7f81382721efp-2, -0x1.3f947ee724dfcp-62, -0x1.2c84af7c10e14p-2,
-       -0x1.5d59e3b8b2beep-57, 0x1.5c775dfc44978p-3, -0x1.6dcc9e7a2c8e4p-4, 0x1.61fee765ff54dp-5, -0x1.3fc8366b5215dp-6,
-       0x1.102167dbb8b30p-7, -0x1.b75c9cd4c3329p-9, 0x1.524f4ea212cc7p-10, -0x1.f3d0796cd5e4ep-12,
-       0x1.628a6eb7a0f2ap-13, 0.0, 0.0, 0.0, 0.0, 0.0},
-      {0x1.2000000000000p+0, 0x1.9531e09b149b5p-2, -0x1.aa513235e9c37p-58, -0x1.e78b356770fbbp-3, 0x1.ef4febc1dfbe9p-57,
-       0x1.05e72521ca1b8p-3, -0x1.01343a2c92275p-4, 0x1.d4e711a2df991p-6, -0x1.910a5d7bfa019p-7, 0x1.446c5166c310dp-8,
-       -0x1.f38c6d75c2dd7p-10, 0x1.6fd9a5be90814p-11, -0x1.041d7d1596830p-12, 0x1.62735a11c3355p-14,
-       -0x1.d50b4239215e4p-16, 0x1.2b01103f017c5p-17, 0.0, 0.0, 0.0},
-      {0x1.6000000000000p+0, 0x1.5f88f52f3c76bp-2, -0x1.b8cb56b742073p-57, -0x1.797a639d8129dp-3,
-       -0x1.de9a538400a91p-58, 0x1.701342cbcea83p-4, -0x1.4bcdb9d9083c7p-5, 0x1.17eba60d2c408p-6, -0x1.bdf24bcca59c2p-8,
-       0x1.51aba02dd5310p-9, -0x1.e8ae68ede2684p-11, 0x1.535e9b55f3db8p-12, -0x1.c5f98c4f65df7p-14,
-       0x1.269df07fc7eafp-15, -0x1.7091cf82bb3c6p-17, 0.0, 0.0, 0.0, 0.0},
-      {0x1.a000000000000p+0, 0x1.3583f6644327bp-2, -0x1.89175bd0bc251p-56, -0x1.2b11e6959934cp-3, 0x1.d0563bfd539dbp-57,
-       0x1.0a15ac2adab38p-4, -0x1.ba018e6428106p-6, 0x1.5a142948a5355p-7, -0x1.014eae282dc31p-8, 0x1.6d609f9101e1bp-10,
-       -0x1.f1b43d65e5c08p-12, 0x1.465e39594f179p-13, -0x1.9d6181af728c5p-15, 0x1.fd09750591e0ep-17,
-       -0x1.2edb7d4c6e7adp-18, 0.0, 0.0, 0.0, 0.0},
-      {0x1.e000000000000p+0, 0x1.13e5743b60480p-2, 0x1.ca0c188590823p-56, -0x1.e36580c7f734ap-4, -0x1.93b99462f4055p-58,
-       0x1.8a6efeed233afp-5, -0x1.2ef92f6f10798p-6, 0x1.b99589d40b789p-8, -0x1.33237c3ee8d56p-9, 0x1.99b60e622a7f2p-11,
-       -0x1.070e0cc6bb470p-12, 0x1.46314bfe8f854p-14, -0x1.87a59c56f6b69p-16, 0x1.ca06226a3bae1p-18,
-       -0x1.036d098c5690ep-19, 0.0, 0.0, 0.0, 0.0},
-      {0x1.2000000000000p+1, 0x1.d94446d627932p-3, -0x1.a7c8fc47f8619p-58, -0x1.6a70d2bb37411p-4, 0x1.feafdc44b03a3p-62,
-       0x1.0615670e25a7ap-5, -0x1.6883f9919a179p-7, 0x1.da595561f8c9ep-9, -0x1.2bd251bb2f799p-10, 0x1.6d7743d0ced6cp-12,
-       -0x1.aed7ebc6d4759p-14, 0x1.ec774509181bap-16, -0x1.117a6a5f5a9a8p-17, 0x1.27a9379f9d083p-19,
-       -0x1.37b3d0ebc0d92p-21, 0x1.4549d09bbbc55p-23, -0x1.47399628bd723p-25, 0.0, 0.0},
-      {0x1.6000000000000p+1, 0x1.8c9eb68ff27d7p-3, -0x1.bb4e763c64a35p-57, -0x1.0305781330099p-4, 0x1.db36a9e813875p-59,
-       0x1.43b98bac83823p-6, -0x1.84e9ab30e6d7ap-8, 0x1.c2c72fd7278c1p-10, -0x1.f99e41eb4d545p-12,
-       0x1.131bb160848fdp-13, -0x1.2312b4ba0ec0bp-15, 0x1.2bfb5d35afb11p-17, -0x1.2d9f3453d43d3p-19,
-       0x1.285365481cb12p-21, -0x1.1ff8b434248b0p-23, 0x1.0ef27b91683ddp-25, 0.0, 0.0, 0.0},
-      {0x1.a000000000000p+1, 0x1.54a7a08d4bb45p-3, -0x1.6a0d91336bdc9p-61, -0x1.82a8522b868a1p-5, 0x1.08d2a0865cb26p-59,
-       0x1.a7eddc9ee6425p-7, -0x1.c24b49c47a3fap-9, 0x1.d085857a18035p-11, -0x1.d25ebba129a98p-13,
-       0x1.c882f022fff88p-15, -0x1.b45d04727fb05p-17, 0x1.97dd7a925a021p-19, -0x1.7539374cfb2b8p-21,
-       0x1.4ebdb00378173p-23, -0x1.294e3d5afadbfp-25, 0x1.00c9bbdf5bca9p-27, 0.0, 0.0, 0.0},
-      {0x1.e000000000000p+1, 0x1.2a2af19c14930p-3, -0x1.fa04a06a33f29p-57, -0x1.2aa6503acda11p-5,
-       -0x1.8cfc21d54e196p-63, 0x1.22f0664f3cbf9p-7, -0x1.1434ae05873f7p-9, 0x1.fff032a0df8fep-12,
-       -0x1.cfcdea1ad3706p-14, 0x1.9b50d0d2263bfp-16, -0x1.65778bb154732p-18, 0x1.30c2fc08d1ee7p-20,
-       -0x1.fe3ad04be1b7dp-23, 0x1.a3bc45e5bfcd9p-25, -0x1.5649281486fa1p-27, 0x1.1074472257be5p-29, 0.0, 0.0, 0.0},
-      {0x1.2000000000000p+2, 0x1.f5b2a049cf4c6p-4, -0x1.fc4bbbfb1695ap-58, -0x1.aa3eb6a946f7ep-6,
-       -0x1.4535e57bc5f65p-60, 0x1.62c12cb5f7577p-8, -0x1.218ed930b236fp-10, 0x1.d00785f2ed4a2p-13,
-       -0x1.6d54b133ec9bcp-15, 0x1.1ad6a32dfad8ap-17, -0x1.aef8ea15b5627p-20, 0x1.4354fafb29edap-22,
-       -0x1.de099483b985bp-25, 0x1.5c64dee8492b2p-27, -0x1.f4beb087cdd64p-30, 0x1.6341a438d32d1p-32,
-       -0x1.ffd7fc8b66a49p-35, 0x1.61e17f2856383p-37, 0.0},
-      {0x1.6000000000000p+2, 0x1.9d8a8f2284f2cp-4, -0x1.5b02a55de827cp-58, -0x1.238ca71b93fc3p-6,
-       -0x1.52a715a68af78p-60, 0x1.95252b932efe3p-9, -0x1.15976ddda3ca1p-11, 0x1.774f4826dc839p-14,
-       -0x1.f4e46d179e394p-17, 0x1.4a17e19c04a19p-19, -0x1.add7ac9cae325p-22, 0x1.149cd773bfed8p-24,
-       -0x1.60001e6a9d07dp-27, 0x1.bb09d9640d95dp-30, -0x1.13d9da952484cp-32, 0x1.53e473e7a14a9p-35,
-       -0x1.9eb05c385855ap-38, 0x1.002c7422e2d06p-40, -0x1.326af2803dc33p-43},
-      {0x1.a000000000000p+2, 0x1.5f75c42e97171p-4, -0x1.a1db408fd6128p-58, -0x1.a6e2cf277a0cbp-7,
-       -0x1.23dabaaa7dd09p-61, 0x1.f75ef7a0fb2dap-10, -0x1.28787f0e7f4c6p-12, 0x1.59b29296c5d59p-15,
-       -0x1.8f23feccb801cp-18, 0x1.c871a15a43635p-21, -0x1.028f4644d2ebbp-23, 0x1.22467fa851be1p-26,
-       -0x1.43003b18e1c43p-29, 0x1.64477e3cbb2c5p-32, -0x1.85b76e23be8aap-35, 0x1.ad86aabd11692p-38,
-       -0x1.ce1abffccf1e2p-41, 0.0, 0.0},
-      {0x1.e000000000000p+2, 0x1.31742f4d8d4d3p-4, -0x1.f82bc955e371ap-59, -0x1.404455ba9f3bep-7,
-       -0x1.46b8d08eb16adp-61, 0x1.4d07bba601411p-10, -0x1.5783a27fad41ap-13, 0x1.5f8a69c9ddd43p-16,
-       -0x1.64fcbb7074145p-19, 0x1.67ca2bf715263p-22, -0x1.67f15034543efp-25, 0x1.657f3c3d18803p-28,
-       -0x1.6089a510329a1p-31, 0x1.5941b3e7bc2fdp-34, -0x1.53d3a26873434p-37, 0x1.484a032f5c9c5p-40, 0.0, 0.0, 0.0},
-      {0x1.2000000000000p+3, 0x1.fe6cc4a0f9538p-5, 0x1.c94a98960f4d3p-59, -0x1.c046699d77d51p-8, -0x1.752ad39e5b6fap-62,
-       0x1.876373f4a0f3bp-11, -0x1.53c131b5cb2a0p-14, 0x1.254381038c615p-17, -0x1.f773505c34ca9p-21,
-       0x1.adc5f7f328b4dp-24, -0x1.6ce6631b1a219p-27, 0x1.342c8697b07a5p-30, -0x1.02e7b6f998625p-33,
-       0x1.b0c99ef3b56f6p-37, -0x1.67e2d75a2adbfp-40, 0x1.298c0ce7b9d9ep-43, -0x1.e9f3ff37d4b2fp-47,
-       0x1.a2ba676b476a3p-50, -0x1.5548de31b948ep-53},
-      {0x1.6000000000000p+3, 0x1.a273c57e476cep-5, -0x1.6b713ad01954ep-59, -0x1.2ddd3d589bfb0p-8,
-       -0x1.aba8a480e32b0p-62, 0x1.b1c8923879d76p-12, -0x1.3672f098120aep-15, 0x1.baa1d9d84bb7dp-19,
-       -0x1.3a555d7a8af6fp-22, 0x1.bcbee285404f6p-26, -0x1.39728615be803p-29, 0x1.b82d6e29d6f18p-33,
-       -0x1.33ef11b7d311ep-36, 0x1.ad271f0606193p-40, -0x1.2a0ca14799993p-43, 0x1.a77c9e82ffcc1p-47,
-       -0x1.23f99a5d45c3fp-50, 0.0, 0.0},
-      {0x1.a000000000000p+3, 0x1.627bcc27cb4aep-5, -0x1.d4d715be2b2d6p-60, -0x1.b1be47a913fc3p-9, 0x1.63441d019dc2ep-63,
-       0x1.0898f73586fcdp-12, -0x1.41e750b2e0634p-16, 0x1.8682d21857d86p-20, -0x1.d868cc70fcd1ep-24,
-       0x1.1cf1ff67192f8p-27, -0x1.56cb0dcf6d8e7p-31, 0x1.9b411acedc380p-35, -0x1.ec0bb2c8030bbp-39,
-       0x1.25843a8627505p-42, -0x1.5d4b07f1c5c59p-46, 0x1.a6a36579dbcf4p-50, -0x1.f43dfa9f9976fp-54, 0.0, 0.0},
-      {0x1.e000000000000p+3, 0x1.33714a024097ep-5, 0x1.f3b4d0ae3b609p-59, -0x1.467f441a50cf9p-9, -0x1.3525b7a3e87e7p-68,
-       0x1.59fa2994d54efp-13, -0x1.6dd369db393c8p-17, 0x1.81fb2ba7eb590p-21, -0x1.96605f1d09344p-25,
-       0x1.aaf0d3b9cb2fcp-29, -0x1.bf995774feaaep-33, 0x1.d445be2adfd10p-37, -0x1.e8d7fbab3a834p-41,
-       0x1.fd4c7f11e2f03p-45, -0x1.0c6b51a1f769cp-48, 0x1.167cf5f032882p-52, 0.0, 0.0, 0.0},
-      {0x1.2000000000000p+4, 0x1.005fe090c5e5dp-5, -0x1.4a17d4faf57b0p-59, -0x1.c661852c5133ap-10,
-       -0x1.673fef2bb58b6p-64, 0x1.920b4fb071805p-14, -0x1.63325936575edp-18, 0x1.3955a9a783b07p-22,
-       -0x1.13fdbd8e85377p-26, 0x1.e578451cc08a4p-31, -0x1.aa56197432044p-35, 0x1.75d9d3b2456c6p-39,
-       -0x1.475879397a50ap-43, 0x1.1e33bf7425d68p-47, -0x1.f3513415a8f59p-52, 0x1.b349a5c3bfbdep-56,
-       -0x1.8c70b42552b7fp-60, 0x1.588ed44894fa9p-64, 0.0},
-      {0x1.6000000000000p+4, 0x1.a3bc12161d4ebp-6, -0x1.b352d33781d73p-61, -0x1.30a253d642e9cp-10,
-       -0x1.8175146c737d6p-64, 0x1.b9bd9f029a792p-15, -0x1.3ff35b4b9df71p-19, 0x1.cf017aa140a05p-24,
-       -0x1.4eabfd67b379ap-28, 0x1.e35421d7de652p-33, -0x1.5ca813fdd65c7p-37, 0x1.f6830e75a25e3p-42,
-       -0x1.69c4ae4c16814p-46, 0x1.042eed78dade4p-50, -0x1.75bc0f9218b5ep-55, 0x1.0c41613ee7e8bp-59,
-       -0x1.8c9f4964694a9p-64, 0x1.1c1a756950205p-68, 0.0},
-      {0x1.a000000000000p+4, 0x1.63438bf2c3ee9p-6, -0x1.1f682e97bf891p-61, -0x1.b49a775427ef7p-11,
-       -0x1.0eff9f4d55d1ep-65, 0x1.0c15fcc6f7fe8p-15, -0x1.48fb6bc69793ap-20, 0x1.936a6b39af682p-25,
-       -0x1.ee543f9175d53p-30, 0x1.2ea50cf8f23e3p-34, -0x1.724f1c724809ep-39, 0x1.c4c5ef9f1e8cep-44,
-       -0x1.1499a439df4e1p-48, 0x1.51a6c68b01c46p-53, -0x1.9bf308b2249d8p-58, 0x1.00508147e946dp-62,
-       -0x1.3841a57c0d81fp-67, 0.0, 0.0}};
-  // The interval: x's exponent and two leading significand bits, counted from 0.5.
-  const std::int64_t raw =
-      static_cast<std::int64_t>(bits(x) >> 50) - static_cast<std::int64_t>(0x3fe0000000000000u >> 50);
-  const int i = static_cast<int>(raw < 0 ? 0 : (raw > 22 ? 22 : raw));
-  const double* k = K[i];
-  const double t = sub(x, k[0]);
-  const double P =
-      horner(t, k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13], k[14], k[15], k[16], k[17], k[18]);
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfcx_poly(double x, double* lo) {
+  // clang-format off
+  // The value for x's interval: v0 for [0.5, 0.75), v1 for [0.75, 1), ..., v11 for [24, 28]. A
+  // macro, not a function, so that it is inlined however large the caller grows; the comparisons
+  // are made once.
+  const bool g1 = x >= 0.75, g2 = x >= 1.0, g3 = x >= 1.5, g4 = x >= 2.0, g5 = x >= 3.0, g6 = x >= 4.0, g7 = x >= 6.0,
+             g8 = x >= 8.0, g9 = x >= 12.0, g10 = x >= 16.0, g11 = x >= 24.0;
+#define PORTA_DETAIL_ERFCX_PICK(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11)                            \
+  select(g11, v11, select(g10, v10, select(g9, v9, select(g8, v8, select(g7, v7, select(g6, v6, select(g5, v5, \
+  select(g4, v4, select(g3, v3, select(g2, v2, select(g1, v1, v0)))))))))))
+  // Per interval: the midpoint c, then c0 and c1 (hi and lo), c2 ... c19 of erfcx(c + t).
+  const double c = PORTA_DETAIL_ERFCX_PICK(0x1.4000000000000p-1, 0x1.c000000000000p-1, 0x1.4000000000000p+0, 0x1.c000000000000p+0, 0x1.4000000000000p+1, 0x1.c000000000000p+1,
+                      0x1.4000000000000p+2, 0x1.c000000000000p+2, 0x1.4000000000000p+3, 0x1.c000000000000p+3, 0x1.4000000000000p+4, 0x1.a000000000000p+4);
+  const double c0h = PORTA_DETAIL_ERFCX_PICK(0x1.1d16b5809eaf6p-1, 0x1.db747ee409ac5p-2, 0x1.78a692138767ap-2, 0x1.23cfc2f1dc7e0p-2, 0x1.afbb3f3b7343bp-3, 0x1.3e0a99a0ee914p-3,
+                      0x1.c57239e943d1ap-4, 0x1.46dc6bf900f68p-4, 0x1.cbe831f997124p-5, 0x1.494bb2ce2924fp-5, 0x1.cd9bc89b73548p-6, 0x1.63438bf2c3ee9p-6);
+  const double c0l = PORTA_DETAIL_ERFCX_PICK(0x1.043e5f49b4044p-55, -0x1.55a083acba9f3p-56, 0x1.4797400f19192p-63, 0x1.3c1b1cd31543bp-57, -0x1.9f3b078db2f8dp-58, -0x1.91055872371e0p-60,
+                      -0x1.0e682190858dbp-59, -0x1.9c3bae12ae446p-59, -0x1.eda4c8a9f88b5p-60, 0x1.5741133d175cep-59, -0x1.c826601a2f019p-65, -0x1.1f682e97bf891p-61);
+  const double c1h = PORTA_DETAIL_ERFCX_PICK(-0x1.babd0e4f1a24dp-2, -0x1.4369f60195edcp-2, -0x1.abaacdbfa8b07p-3, -0x1.0c3d538446447p-3, -0x1.3086d7f01ac85p-4, -0x1.5285d2eb1ef74p-5,
+                      -0x1.5d843497d4f3ap-6, -0x1.6e4b45246f91fp-7, -0x1.6c55c82b4b6b8p-8, -0x1.76711f8b6cf4dp-9, -0x1.705e8c0688050p-10, -0x1.b49a775427ef7p-11);
+  const double c1l = PORTA_DETAIL_ERFCX_PICK(0x1.851496ca41c13p-56, -0x1.a75422b0c533bp-58, 0x1.c56785ba305ffp-57, -0x1.e7547f4055e9bp-57, -0x1.0fa71d718f060p-59, 0x1.b05afe5219890p-59,
+                      0x1.2b4b11fef3bd5p-60, -0x1.7ca7056536215p-61, -0x1.e295a62dbe222p-63, -0x1.341e64bf14719p-64, 0x1.03ab8a3e7ba75p-64, -0x1.0eff9f4d55d1ep-65);
+  const double c2h = PORTA_DETAIL_ERFCX_PICK(0x1.2577420fcd07dp-2, 0x1.80ef8f454cf88p-3, 0x1.b56f45eef7e58p-4, 0x1.c8d0cef0f8107p-5, 0x1.98958a7a8e4a3p-6, 0x1.5d581133378eep-7,
+                      0x1.08cf82b79a11cp-8, 0x1.96a3de47d5b16p-10, 0x1.1f3df0de32f5ep-11, 0x1.a8b73429cebccp-13, 0x1.259993494e472p-14, 0x1.0c15fcc6f7fe8p-15);
+  const double c3 = PORTA_DETAIL_ERFCX_PICK(-0x1.59c35c06f8049p-3, -0x1.9d5868de0b5b2p-4, -0x1.9b635ac624aacp-5, -0x1.6cb52fe48945cp-6, -0x1.0632076809dfcp-7, -0x1.5e5d7e9899182p-9,
+                      -0x1.8abc198707c87p-11, -0x1.bf5070ee1923bp-13, -0x1.c2c9072e92bb2p-15, -0x1.e08bef3ab5256p-17, -0x1.d36fe3dd9000ep-19, -0x1.48fb6bc69793ap-20);
+  const double c4 = PORTA_DETAIL_ERFCX_PICK(0x1.72d46a9b3f12cp-4, 0x1.9831c2c85005dp-5, 0x1.68a25a6641f0fp-6, 0x1.13648a12017fcp-7, 0x1.435c04e207cd1p-9, 0x1.5632136d8c871p-11,
+                      0x1.219f2c33533fbp-13, 0x1.e7af6eeff6894p-16, 0x1.60131845d02c8p-18, 0x1.0f30b59c10925p-20, 0x1.73a4ded43df1bp-23, 0x1.936a6b39af682p-25);
+  const double c5 = PORTA_DETAIL_ERFCX_PICK(-0x1.6fce5df094b21p-5, -0x1.779dd2a3c1faap-6, -0x1.299636d6cc780p-7, -0x1.8bf716a8ec6bep-9, -0x1.809ce8ab533f2p-11, -0x1.460abd6b257aap-13,
+                      -0x1.a2a81d24cae27p-16, -0x1.078bfe34dabfcp-18, -0x1.11b748bb0b530p-21, -0x1.3156aeb7fb008p-24, -0x1.271eee8116c99p-27, -0x1.ee543f9175d53p-30);
+  const double c6 = PORTA_DETAIL_ERFCX_PICK(0x1.552fe6ffede27p-6, 0x1.452648d61c374p-7, 0x1.d1b695aac3b75p-9, 0x1.106bd5bb7a2eep-10, 0x1.ba8a67cfb709dp-13, 0x1.2f839e54cd10cp-15,
+                      0x1.2a41152e3b520p-18, 0x1.1a6f6b79ff7d5p-21, 0x1.a7aa3a006d1cdp-25, 0x1.56f43e58a2b55p-28, 0x1.d42321f85f97ap-32, 0x1.2ea50cf8f23e3p-34);
+  const double c7 = PORTA_DETAIL_ERFCX_PICK(-0x1.2a7f5037c7d74p-7, -0x1.0ab3837e6b6ebp-8, -0x1.5b8bc93be2cfcp-10, -0x1.68388845b02b1p-12, -0x1.edd423990bb19p-15, -0x1.146bc406f87d7p-17,
+                      -0x1.a3193cf53d1a2p-21, -0x1.2c2db9e407820p-24, -0x1.4669c867b16f8p-28, -0x1.8046e7a06395bp-32, -0x1.72d795926c203p-36, -0x1.724f1c724809ep-39);
+  const double c8 = PORTA_DETAIL_ERFCX_PICK(0x1.efd03cd65c86cp-9, 0x1.a0ef7f4e8c75ep-10, 0x1.f0fe6fa38ae29p-12, 0x1.cb4c7627a9281p-14, 0x1.0bcba3251b0bap-16, 0x1.ed2a955d8df2ep-20,
+                      0x1.228a789e7cbf3p-23, 0x1.3c768d8ae99dep-27, 0x1.f4bfefc733514p-32, 0x1.ad8cef6e608cep-36, 0x1.2569bb8cb1f99p-40, 0x1.c4c5ef9f1e8cep-44);
+  const double c9 = PORTA_DETAIL_ERFCX_PICK(-0x1.88edeea8df9ebp-10, -0x1.37fd5ccdfe8c2p-11, -0x1.55c091473d69dp-13, -0x1.1b2919f9d4442p-15, -0x1.1ad10db083879p-18, -0x1.af5d64282a7e5p-22,
+                      -0x1.8dabbb1710a25p-26, -0x1.4affde9592433p-30, -0x1.7e6cb8caa0342p-35, -0x1.df04da3dd3643p-40, -0x1.cfbddec867938p-45, -0x1.1499a439df4e1p-48);
+  const double c10 = PORTA_DETAIL_ERFCX_PICK(0x1.2a699677438d1p-11, 0x1.c0b22068051e4p-13, 0x1.c5704c211f94ap-15, 0x1.5269f21f31c3cp-17, 0x1.234feb1579b9ap-20, 0x1.725027c5bf1e9p-24,
+                      0x1.0cc74ee2afccfp-28, 0x1.578846ac63c23p-33, 0x1.22cd41ab92a02p-38, 0x1.0a769667651e8p-43, 0x1.6e089a7f054c3p-49, 0x1.51a6c68b01c46p-53);
+  const double c11 = PORTA_DETAIL_ERFCX_PICK(-0x1.b690531586a93p-13, -0x1.38c37d777e9abp-14, -0x1.22ef171276aeep-16, -0x1.88f0ad9976924p-19, -0x1.2514a1511da02p-22, -0x1.384594a15adbap-26,
+                      -0x1.66f78b85770f7p-31, -0x1.61db63737737ap-36, -0x1.b8612041f51b9p-42, -0x1.27c59b3f4674ap-47, -0x1.208fb4493e1b7p-53, -0x1.9bf308b2249d8p-58);
+  const double c12 = PORTA_DETAIL_ERFCX_PICK(0x1.34d5e93bfe9b8p-14, 0x1.a2ffb9d8e1e9ep-16, 0x1.6a0a03aa8bdd0p-18, 0x1.c3515d18ecf45p-21, 0x1.205eed5227c12p-24, 0x1.02b1e305bf75dp-28,
+                      0x1.d9d96e20ca88dp-34, 0x1.69c8f0803b167p-39, 0x1.4c0a8c40220c6p-45, 0x1.4786521e96b20p-51, 0x1.c670385e444d2p-58, 0x1.00508147e946dp-62);
+  const double c13 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, -0x1.be7acdc5ba9a0p-20, -0x1.f0bcbed45e35cp-23, -0x1.15cbc8ca96cb6p-26, -0x1.a5f476d20075dp-31,
+                      -0x1.35475cd5de3d2p-36, -0x1.6e819aa509cd8p-42, -0x1.f2a3b208bb68bp-49, -0x1.68d03b6ab2e29p-55, -0x1.65a91084f22f2p-62, -0x1.3841a57c0d81fp-67);
+  const double c14 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, 0x1.06619375fc922p-21, 0.0, 0x1.05e759218a9b9p-28, 0x1.604abf62ed135p-33,
+                      0x1.8f3cb9b239f68p-39, 0x1.7160ce340d7f6p-45, 0x1.7517e0c930061p-52, 0x1.8db94e45a9551p-59, 0x1.18f5c9c319dd9p-66, 0.0);
+  const double c15 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, 0.0, 0.0, -0x1.e53297e19ce34p-31, -0x1.16441025d9425p-35,
+                      -0x1.fab5cc2463cd2p-42, -0x1.8b65d369f2ed8p-48, -0x1.15dc16253daf7p-55, -0x1.db4d1a1287ebbp-63, -0x1.b18a8a2d4a3a4p-71, 0.0);
+  const double c16 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, 0.0, 0.0, 0x1.d2f097a4b0ae8p-33, 0.0,
+                      0x1.404da52fb89b5p-44, 0x1.88a6a5525f6ffp-51, 0x1.9654c8cdc5fa5p-59, 0x1.04ac50a1231cbp-66, 0x1.53cbb8b8aef50p-75, 0.0);
+  const double c17 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, 0.0, 0.0, -0x1.a0766f546afa8p-35, 0.0,
+                      -0x1.c3999d032d0cap-47, 0.0, -0x1.2c47231009e6fp-62, 0.0, -0x1.44d837e044195p-79, 0.0);
+  const double c18 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                      0x1.1726ff6c4ef8bp-49, 0.0, 0x1.094dbcf817135p-65, 0.0, 0x1.fbc11f9e81a18p-84, 0.0);
+  const double c19 = PORTA_DETAIL_ERFCX_PICK(0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                      0.0, 0.0, -0x1.84791fa128cc3p-69, 0.0, 0.0, 0.0);
+  // clang-format on
+#undef PORTA_DETAIL_ERFCX_PICK
+  const double t = sub(x, c);  // exact (Sterbenz: x is within a factor 1.5 of c)
+  const double P = horner(t, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19);
+  const double s2 = add(c2h, mul(t, P));
   if constexpr (!Double) {
     *lo = 0.0;
-    return add(k[1], mul(t, add(k[3], mul(t, P))));
+    return add(c0h, mul(t, add(c1h, mul(t, s2))));
   }
-  double pe, e;
-  const double p = two_prod(k[3], t, &pe);
-  const double g = two_sum(k[1], p, &e);
-  return erf_fast_two_sum(g, add(add(e, k[2]), add(add(pe, mul(k[4], t)), mul(mul(t, t), P))), lo);
+  // c0 + t (c1 + t s2) with both steps in double-double: t s2 is below 5% of the result, so its
+  // roundings stay below 2^-57 of it.
+  double e, pe;
+  const double s1 = two_sum(c1h, mul(t, s2), &e);
+  const double s1l = add(e, c1l);
+  const double p = two_prod(t, s1, &pe);
+  const double g = two_sum(c0h, p, &e);
+  return fast_two_sum(g, add(add(e, c0l), add(pe, mul(t, s1l))), lo);
 }
 
 // erfc |x| for |x| >= 0.5 as 2^(*n) (hi + *lo).
 template <bool Double>
-PORTA_HOST_DEVICE inline double erfc_big(double ax, double* lo, double* n) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc_big(double ax, double* lo, double* n) {
   double El, Gl;
   const double Eh = exp_negsq<Double>(ax, &El, n);
   const double Gh = erfcx_poly<Double>(ax, &Gl);
@@ -228,32 +188,32 @@ PORTA_HOST_DEVICE inline double erfc_big(double ax, double* lo, double* n) {
   }
   double pe;
   const double p = two_prod(Eh, Gh, &pe);
-  return erf_fast_two_sum(p, add(pe, add(mul(Eh, Gl), mul(El, Gh))), lo);
+  return fast_two_sum(p, add(pe, add(mul(Eh, Gl), mul(El, Gh))), lo);
 }
 
 template <bool Double>
-PORTA_HOST_DEVICE inline double erf_d(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf_d(double x) {
   const double ax = from_bits(bits(x) & ~(std::uint64_t(1) << 63));
   // Below 2^-900, erf x is evaluated 2^600 times larger (it is linear there), so that the exact
   // products stay in the normal range and a subnormal result rounds once.
   const bool tiny = ax < 0x1p-900;
   double sl;
-  const double sh = erf_small<Double>(tiny ? mul(x, 0x1p600) : x, &sl);
-  const double small = mul(add(sh, sl), tiny ? 0x1p-600 : 1.0);
+  const double sh = erf_small<Double>(select(tiny, mul(x, 0x1p600), x), &sl);
+  const double small = mul(add(sh, sl), select(tiny, 0x1p-600, 1.0));
   // 1 - erfc |x| for 0.5 <= |x| < 6: erfc |x| >= 2^-55 there, so 2^n scales it exactly.
   double bl, n;
-  const double bh = erfc_big<Double>(ax < 6.0 ? ax : 6.0, &bl, &n);
+  const double bh = erfc_big<Double>(select(ax < 6.0, ax, 6.0), &bl, &n);
   const double sc = pow2(n);
   double e;
   const double one = two_sum(1.0, -mul(bh, sc), &e);
   const double big = with_sign(add(one, sub(e, mul(bl, sc))), x);
-  double y = ax < 0.5 ? small : big;
-  y = ax >= 6.0 ? with_sign(1.0, x) : y;
-  return x != x ? qnan() : y;
+  double y = select(ax < 0.5, small, big);
+  y = select(ax >= 6.0, with_sign(1.0, x), y);
+  return select(x != x, qnan(), y);
 }
 
 template <bool Double>
-PORTA_HOST_DEVICE inline double erfc_d(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc_d(double x) {
   const double ax = from_bits(bits(x) & ~(std::uint64_t(1) << 63));
   // 1 - erf x for |x| < 0.5.
   double sl, e;
@@ -266,34 +226,36 @@ PORTA_HOST_DEVICE inline double erfc_d(double x) {
   // plus bl, rounded to the same grid, is added exactly: one rounding, not bh + bl rounded to 53
   // bits and then to fewer. 2 - that for x <= -0.5.
   double bl, n;
-  const double bh = erfc_big<Double>(ax < 28.0 ? ax : 28.0, &bl, &n);
+  const double bh = erfc_big<Double>(select(ax < 28.0, ax, 28.0), &bl, &n);
   const double n1 = round_int(mul(n, 0.5)), n2 = sub(n, n1);
   const double h = mul(bh, pow2(n1)), l = mul(bl, pow2(n1)), s2 = pow2(n2);
   const double hs = mul(h, s2);
   const double sub_pos = add(hs, mul(add(sub(h, mul(hs, pow2(-n2))), l), s2));
-  const double pos = Double && hs < 0x1p-1022 ? sub_pos : mul(add(h, l), s2);
-  const double sc = pow2(n < -1000.0 ? -1000.0 : n);
+  const double pos = select(Double && hs < 0x1p-1022, sub_pos, mul(add(h, l), s2));
+  const double sc = pow2(select(n < -1000.0, -1000.0, n));
   const double two = two_sum(2.0, -mul(bh, sc), &e);
   const double neg = add(two, sub(e, mul(bl, sc)));
-  double y = ax < 0.5 ? small : (x > 0.0 ? pos : neg);
-  y = x >= 28.0 ? 0.0 : y;
-  y = x <= -6.0 ? 2.0 : y;
-  return x != x ? qnan() : y;
+  double y = select(ax < 0.5, small, select(x > 0.0, pos, neg));
+  y = select(x >= 28.0, 0.0, y);
+  y = select(x <= -6.0, 2.0, y);
+  return select(x != x, qnan(), y);
 }
 
 }  // namespace impl
 
-PORTA_HOST_DEVICE inline double erf(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf(double x) {
   return impl::erf_d<true>(x);
 }
-PORTA_HOST_DEVICE inline float erf(float x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE float erf(float x) {
   return static_cast<float>(impl::erf_d<false>(static_cast<double>(x)));
 }
-PORTA_HOST_DEVICE inline double erfc(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc(double x) {
   return impl::erfc_d<true>(x);
 }
-PORTA_HOST_DEVICE inline float erfc(float x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE float erfc(float x) {
   return static_cast<float>(impl::erfc_d<false>(static_cast<double>(x)));
 }
 
 }  // namespace porta::detail::math
+
+#undef PORTA_DETAIL_MATH_INLINE

@@ -20,8 +20,14 @@
 // float: every function is the double evaluation rounded once (the float variants skip the
 // double-double corrections; their double error, a few 2^-53, is far below a float ulp).
 //
-// Square root: sqrt_rn below is the correctly rounded IEEE square root (on the host std::sqrt, which
-// GCC vectorises only under -fno-math-errno; the value is the same either way).
+// Square root: sqrt(1 - x^2) comes from three Newton steps on 1/sqrt (multiplications only, from a
+// first guess built on the bits) and one correction with the exact remainder, as a double-double:
+// no call to a square root, which GCC vectorises only under -fno-math-errno.
+//
+// Selects: where one operand is a long computation the other path does not need (the tiny-x,
+// special-value and quadrant selects), select() works on the bits, so that the compiler keeps both
+// paths in straight-line code rather than moving one under a branch that it cannot vectorise
+// without -fno-trapping-math.
 //
 // Special values (C99 Annex F): asin(+-0) = +-0, atan(+-0) = +-0, atan(+-inf) = +-pi/2, acos(1) = +0,
 // tan(+-0) = +-0, and every atan2 quadrant case (atan2(+-0, -0) = +-pi, atan2(+-0, +0) = +-0,
@@ -29,19 +35,15 @@
 // canonical quiet NaN.
 #pragma once
 
-#include <cmath>
-
 #include "porta/detail/math.hpp"
 
 namespace porta::detail::math {
 namespace impl {
 
-PORTA_HOST_DEVICE inline double sqrt_rn(double x) {
-#if PORTA_DEVICE_PASS
-  return __dsqrt_rn(x);
-#else
-  return std::sqrt(x);
-#endif
+// c ? a : b on the bits (see the top of this file).
+PORTA_HOST_DEVICE inline double select(bool c, double a, double b) {
+  const std::uint64_t m = std::uint64_t(0) - static_cast<std::uint64_t>(c);
+  return from_bits((bits(a) & m) | (bits(b) & ~m));
 }
 
 // |x| (clears the sign bit, so -0 and NaN too).
@@ -100,7 +102,8 @@ PORTA_HOST_DEVICE inline double tan_from(unsigned q, double rh, double rl) {
   const bool odd = (q & 1u) != 0;
   if constexpr (!Double) {
     const double s = sin_poly<false>(rh, rl), c = cos_poly<false>(rh, rl);
-    return odd ? -div(c, s) : div(s, c);
+    const double y = div(select(odd, c, s), select(odd, s, c));
+    return odd ? -y : y;
   }
   double sh, sl, ch, cl;
   sincos_dd(rh, rl, &sh, &sl, &ch, &cl);
@@ -115,7 +118,7 @@ PORTA_HOST_DEVICE inline double tan_fast(double x) {
   const unsigned q = trig_reduce_fast<Double>(x, &rh, &rl);
   const double y = tan_from<Double>(q, rh, rl);
   // tiny x: tan x = x (x^3/3 is below half an ulp), and -0 stays -0.
-  return (x < 0x1p-27 && x > -0x1p-27) ? x : y;
+  return select(fabs_bits(x) < 0x1p-27, x, y);
 }
 
 template <bool Double>
@@ -130,14 +133,14 @@ PORTA_HOST_DEVICE inline double tan_large(double x) {
 // atan(k/8) for k = 0..8 as hi + lo (mpmath, 200 bits, rounded to nearest twice).
 PORTA_HOST_DEVICE inline double atan_k8(double k, double* lo) {
   double h = 0.0, l = 0.0;
-  h = k == 1.0 ? 0x1.fd5ba9aac2f6ep-4 : h, l = k == 1.0 ? -0x1.cd37686760c17p-59 : l;
-  h = k == 2.0 ? 0x1.f5b75f92c80ddp-3 : h, l = k == 2.0 ? 0x1.8ab6e3cf7afbdp-57 : l;
-  h = k == 3.0 ? 0x1.6f61941e4def1p-2 : h, l = k == 3.0 ? -0x1.c63aae6f6e918p-56 : l;
-  h = k == 4.0 ? 0x1.dac670561bb4fp-2 : h, l = k == 4.0 ? 0x1.a2b7f222f65e2p-56 : l;
-  h = k == 5.0 ? 0x1.1e00babdefeb4p-1 : h, l = k == 5.0 ? -0x1.928df287a668fp-58 : l;
-  h = k == 6.0 ? 0x1.4978fa3269ee1p-1 : h, l = k == 6.0 ? 0x1.2419a87f2a458p-56 : l;
-  h = k == 7.0 ? 0x1.700a7c5784634p-1 : h, l = k == 7.0 ? -0x1.8c34d25aadef6p-56 : l;
-  h = k == 8.0 ? 0x1.921fb54442d18p-1 : h, l = k == 8.0 ? 0x1.1a62633145c07p-55 : l;
+  h = select(k == 1.0, 0x1.fd5ba9aac2f6ep-4, h), l = select(k == 1.0, -0x1.cd37686760c17p-59, l);
+  h = select(k == 2.0, 0x1.f5b75f92c80ddp-3, h), l = select(k == 2.0, 0x1.8ab6e3cf7afbdp-57, l);
+  h = select(k == 3.0, 0x1.6f61941e4def1p-2, h), l = select(k == 3.0, -0x1.c63aae6f6e918p-56, l);
+  h = select(k == 4.0, 0x1.dac670561bb4fp-2, h), l = select(k == 4.0, 0x1.a2b7f222f65e2p-56, l);
+  h = select(k == 5.0, 0x1.1e00babdefeb4p-1, h), l = select(k == 5.0, -0x1.928df287a668fp-58, l);
+  h = select(k == 6.0, 0x1.4978fa3269ee1p-1, h), l = select(k == 6.0, 0x1.2419a87f2a458p-56, l);
+  h = select(k == 7.0, 0x1.700a7c5784634p-1, h), l = select(k == 7.0, -0x1.8c34d25aadef6p-56, l);
+  h = select(k == 8.0, 0x1.921fb54442d18p-1, h), l = select(k == 8.0, 0x1.1a62633145c07p-55, l);
   *lo = l;
   return h;
 }
@@ -182,8 +185,8 @@ PORTA_HOST_DEVICE inline double atan_unit(double uh, double ul, double* lo) {
 template <bool Double>
 PORTA_HOST_DEVICE inline double atan2_pos(double nh, double nl, double dh, double dl, bool xneg, double* lo) {
   const bool swap = nh > dh;
-  const double ah = swap ? dh : nh, al = swap ? dl : nl;
-  const double bh = swap ? nh : dh, bl = swap ? nl : dl;
+  const double ah = select(swap, dh, nh), al = select(swap, dl, nl);
+  const double bh = select(swap, nh, dh), bl = select(swap, nl, dl);
   const double uh = div(ah, bh);
   double ul = 0.0;
   if constexpr (Double) {
@@ -197,19 +200,31 @@ PORTA_HOST_DEVICE inline double atan2_pos(double nh, double nl, double dh, doubl
   double e;
   const double sh = two_sum(kPio2Hi, -Ah, &e);
   const double sl = add(e, sub(kPio2Lo_dd, Al));
-  const double rh = swap ? sh : Ah, rl = swap ? sl : Al;
+  const double rh = select(swap, sh, Ah), rl = select(swap, sl, Al);
   const double nh2 = two_sum(kPiHi, -rh, &e);
   const double nl2 = add(e, sub(kPiLo, rl));
-  *lo = xneg ? nl2 : rl;
-  return xneg ? nh2 : rh;
+  *lo = select(xneg, nl2, rl);
+  return select(xneg, nh2, rh);
 }
 
-// sqrt(1 - x^2) for |x| <= 1 as hi + *lo: 1 - x^2 = (1 - |x|)(1 + |x|), each factor carried exactly.
+// sqrt(w) for 2^-60 <= w <= 1 to about 2^-34 relative (others: unspecified): 1/sqrt(w) from the
+// bits of w (within 3.5%), three Newton steps r (3/2 - w r^2 / 2) (error 1.5 e^2 each), times w.
+PORTA_HOST_DEVICE inline double sqrt_approx(double w) {
+  double r = from_bits(0x5fe6eb50c7b537a9u - (bits(w) >> 1));
+  const double hw = mul(0.5, w);
+  for (int i = 0; i < 3; ++i) r = mul(r, sub(1.5, mul(hw, mul(r, r))));
+  return mul(w, r);
+}
+
+// sqrt(1 - x^2) for |x| <= 1 as hi + *lo: 1 - x^2 = (1 - |x|)(1 + |x|), each factor carried exactly;
+// the square root's error is removed with the exact remainder (w - s^2) / 2s, which leaves its
+// square, below 2^-68.
 template <bool Double>
 PORTA_HOST_DEVICE inline double sqrt1mx2(double ax, double* lo) {
   if constexpr (!Double) {
+    const double w = mul(sub(1.0, ax), add(1.0, ax));
     *lo = 0.0;
-    return sqrt_rn(mul(sub(1.0, ax), add(1.0, ax)));
+    return select(w > 0.0, sqrt_approx(w), 0.0);
   }
   double ae, be, pe;
   const double a = two_sum(1.0, -ax, &ae);
@@ -217,12 +232,15 @@ PORTA_HOST_DEVICE inline double sqrt1mx2(double ax, double* lo) {
   const double p = two_prod(a, b, &pe);
   double wl;
   const double wh = fast_two_sum(p, add(pe, add(mul(a, be), mul(ae, b))), &wl);
-  const double s = sqrt_rn(wh);
+  const double s0 = sqrt_approx(wh);
   double se;
-  const double ss = two_prod(s, s, &se);
-  const double sl = div(add(sub(sub(wh, ss), se), wl), add(s, s));
-  *lo = s > 0.0 ? sl : 0.0;
-  return s;
+  const double ss = two_prod(s0, s0, &se);
+  const double c = div(add(sub(sub(wh, ss), se), wl), add(s0, s0));
+  double sl;
+  const double s = fast_two_sum(s0, c, &sl);
+  const bool pos = wh > 0.0;
+  *lo = select(pos, sl, 0.0);
+  return select(pos, s, 0.0);
 }
 
 template <bool Double>
@@ -233,8 +251,8 @@ PORTA_HOST_DEVICE inline double asin_d(double x) {
   const double hi = atan2_pos<Double>(ax, 0.0, s, sl, false, &lo);
   const double y = with_sign(add(hi, lo), x);
   // tiny x: asin x = x (x^3/6 is below half an ulp), and -0 stays -0.
-  const double r = ax < 0x1p-26 ? x : y;
-  return ax > 1.0 || x != x ? qnan() : r;
+  const double r = select(ax < 0x1p-26, x, y);
+  return select(!(ax <= 1.0), qnan(), r);  // |x| > 1 or NaN
 }
 
 template <bool Double>
@@ -243,7 +261,7 @@ PORTA_HOST_DEVICE inline double acos_d(double x) {
   double sl, lo;
   const double s = sqrt1mx2<Double>(ax, &sl);
   const double hi = atan2_pos<Double>(s, sl, ax, 0.0, x < 0.0, &lo);
-  return ax > 1.0 || x != x ? qnan() : add(hi, lo);
+  return select(!(ax <= 1.0), qnan(), add(hi, lo));  // |x| > 1 or NaN
 }
 
 template <bool Double>
@@ -251,12 +269,12 @@ PORTA_HOST_DEVICE inline double atan_d(double x) {
   // Beyond 2^60, atan x is pi/2 to within a quarter ulp; the clamp also keeps inf and huge x away
   // from the exact products.
   const double ax = fabs_bits(x);
-  const double a = ax < 0x1p60 ? ax : 0x1p60;
+  const double a = select(ax < 0x1p60, ax, 0x1p60);
   double lo;
   const double hi = atan2_pos<Double>(a, 0.0, 1.0, 0.0, false, &lo);
   const double y = with_sign(add(hi, lo), x);
-  const double r = ax < 0x1p-27 ? x : y;  // atan x = x, and -0 stays -0
-  return x != x ? qnan() : r;
+  const double r = select(ax < 0x1p-27, x, y);  // atan x = x, and -0 stays -0
+  return select(x != x, qnan(), r);
 }
 
 // atan2 in the quadrant of (x, y). The magnitudes are scaled by one power of two into the range of
@@ -265,22 +283,24 @@ PORTA_HOST_DEVICE inline double atan_d(double x) {
 template <bool Double>
 PORTA_HOST_DEVICE inline double atan2_d(double y, double x) {
   const double ax = fabs_bits(x), ay = fabs_bits(y);
-  const double mx = ax > ay ? ax : ay;
-  const double sc = mx > 0x1p500 ? 0x1p-600 : (mx < 0x1p-500 ? 0x1p600 : 1.0);
+  const double mx = select(ax > ay, ax, ay);
+  const double sc = select(mx > 0x1p500, 0x1p-600, select(mx < 0x1p-500, 0x1p600, 1.0));
   const bool xinf = ax == inf(), yinf = ay == inf();
   double xs = Double ? mul(ax, sc) : ax, ys = Double ? mul(ay, sc) : ay;
   // Infinities: one infinite operand counts as 1 against 0, two as 1 against 1; two zeros as 0
   // against 1, giving 0 or pi.
-  xs = xinf ? 1.0 : (yinf ? 0.0 : xs);
-  ys = yinf ? 1.0 : (xinf ? 0.0 : ys);
-  xs = mx == 0.0 ? 1.0 : xs;
+  xs = select(xinf, 1.0, select(yinf, 0.0, xs));
+  ys = select(yinf, 1.0, select(xinf, 0.0, ys));
+  xs = select(mx == 0.0, 1.0, xs);
   const bool xneg = sign_bit(x);
   double lo;
   const double hi = atan2_pos<Double>(ys, 0.0, xs, 0.0, xneg, &lo);
   double r = add(hi, lo);
-  r = (!xneg && mul(ay, 0x1p28) < ax) ? div(ay, ax) : r;
+  const bool direct = mul(ay, 0x1p28) < ax;
+  r = select(direct & !xneg, div(ay, ax), r);
   r = with_sign(r, y);
-  return x != x || y != y ? qnan() : r;
+  const bool nan = x != x, ynan = y != y;
+  return select(nan | ynan, qnan(), r);
 }
 
 }  // namespace impl
