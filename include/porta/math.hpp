@@ -14,7 +14,8 @@
 //   }));
 //
 // - add, sub, mul, div, sqrt: the correctly rounded IEEE operation, never contracted;
-//   fma(a, b, c): a * b + c rounded once (hardware FMA where the device has one).
+//   fma(a, b, c): a * b + c rounded once (hardware FMA where the device has one). A NaN result is
+//   the canonical quiet NaN (x86 and NVIDIA GPUs make different NaNs of inf - inf or sqrt(-1)).
 // - exp, log, sin, cos, tanh, sigmoid of float and double: porta's own (porta/detail/math.hpp),
 //   within 1 ulp in float and 2 ulp in double (docs/determinism.md lists the measured maxima); a
 //   NaN result is the canonical quiet NaN.
@@ -41,52 +42,52 @@ using porta::detail::math::tanh;
 // a + b, a - b, a * b, a / b, each correctly rounded (float or double).
 template <class T>
 PORTA_HOST_DEVICE inline T add(T a, T b) {
-  return porta::detail::add_rn(a, b);
+  return porta::detail::canonical_nan(porta::detail::add_rn(a, b));
 }
 template <class T>
 PORTA_HOST_DEVICE inline T sub(T a, T b) {
-  return porta::detail::add_rn(a, -b);
+  return porta::detail::canonical_nan(porta::detail::add_rn(a, -b));
 }
 template <class T>
 PORTA_HOST_DEVICE inline T mul(T a, T b) {
-  return porta::detail::mul_rn(a, b);
+  return porta::detail::canonical_nan(porta::detail::mul_rn(a, b));
 }
 PORTA_HOST_DEVICE inline float div(float a, float b) {
-  return porta::detail::math::impl::div(a, b);
+  return porta::detail::canonical_nan(porta::detail::math::impl::div(a, b));
 }
 PORTA_HOST_DEVICE inline double div(double a, double b) {
-  return porta::detail::math::impl::div(a, b);
+  return porta::detail::canonical_nan(porta::detail::math::impl::div(a, b));
 }
 
 // a * b + c with one rounding.
 PORTA_HOST_DEVICE inline float fma(float a, float b, float c) {
 #if PORTA_DEVICE_PASS
-  return __fmaf_rn(a, b, c);
+  return porta::detail::canonical_nan(__fmaf_rn(a, b, c));
 #else
-  return std::fma(a, b, c);
+  return porta::detail::canonical_nan(std::fma(a, b, c));
 #endif
 }
 PORTA_HOST_DEVICE inline double fma(double a, double b, double c) {
 #if PORTA_DEVICE_PASS
-  return __fma_rn(a, b, c);
+  return porta::detail::canonical_nan(__fma_rn(a, b, c));
 #else
-  return std::fma(a, b, c);
+  return porta::detail::canonical_nan(std::fma(a, b, c));
 #endif
 }
 
 // The correctly rounded square root (also under nvcc's -prec-sqrt=false).
 PORTA_HOST_DEVICE inline float sqrt(float x) {
 #if PORTA_DEVICE_PASS
-  return __fsqrt_rn(x);
+  return porta::detail::canonical_nan(__fsqrt_rn(x));
 #else
-  return std::sqrt(x);
+  return porta::detail::canonical_nan(std::sqrt(x));
 #endif
 }
 PORTA_HOST_DEVICE inline double sqrt(double x) {
 #if PORTA_DEVICE_PASS
-  return __dsqrt_rn(x);
+  return porta::detail::canonical_nan(__dsqrt_rn(x));
 #else
-  return std::sqrt(x);
+  return porta::detail::canonical_nan(std::sqrt(x));
 #endif
 }
 
