@@ -23,7 +23,7 @@
 // float: the double evaluation without the double-double corrections (its error, a few 2^-53 plus
 // e^(-x^2)'s 2^-46 for x <= 10, is far below a float ulp), rounded once.
 //
-// Selects: select() of math_trig.hpp (on the bits), so that both paths stay straight-line code; the
+// Selects: tr_tr_select() of math_trig.hpp (on the bits), so that both paths stay straight-line code; the
 // interval's coefficients are selected too (11 selects each), not loaded from a table: an indexed
 // load would need a gather, which GCC's generic tunings do not emit, so the loop would not vectorise.
 //
@@ -36,9 +36,9 @@
 // erfcx_poly's interval selects make it larger than GCC's inlining limits, and a call left in a loop
 // stops the loop from vectorising.
 #if defined(__GNUC__) || defined(__clang__)
-#define PORTA_DETAIL_MATH_INLINE __attribute__((always_inline)) inline
+#define PORTA_DETAIL_MATH_ERF_INLINE __attribute__((always_inline)) inline
 #else
-#define PORTA_DETAIL_MATH_INLINE inline
+#define PORTA_DETAIL_MATH_ERF_INLINE inline
 #endif
 
 namespace porta::detail::math {
@@ -48,7 +48,7 @@ namespace impl {
 // z = x^2, with c0 + c1 z as a double-double: the rest is below 0.7% of erf x / x, so its roundings
 // stay below 2^-59 of the result.
 template <bool Double>
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf_small(double x, double* lo) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erf_small(double x, double* lo) {
   const double c0h = 0x1.06eba8214db69p-3, c0l = -0x1.ca38add602500p-57;  // 2/sqrt(pi) - 1
   const double c1h = -0x1.812746b0379e7p-2, c1l = 0x1.ee12e49cab700p-57;  // -2/(3 sqrt(pi))
   double zl;
@@ -67,15 +67,15 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf_small(double x, double* lo
   const double ql = add(add(qe, c0l), add(add(pe, add(mul(c1l, zh), mul(c1h, zl))), mul(mul(zh, zh), Q2)));
   const double xq = two_prod(x, qh, &pe);
   const double s = two_sum(x, xq, &e);
-  return fast_two_sum(s, add(e, add(pe, mul(x, ql))), lo);
+  return tr_fast_two_sum(s, add(e, add(pe, mul(x, ql))), lo);
 }
 
 // e^(-x^2) for 0.5 <= x (below 28 for a non-zero result) as 2^(*n) (hi + *lo).
 template <bool Double>
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double exp_negsq(double x, double* lo, double* n) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double exp_negsq(double x, double* lo, double* n) {
   double sl;
   const double sh = Double ? two_prod(x, x, &sl) : mul(x, x);
-  const double k = round_int(mul(-select(sh < 800.0, sh, 800.0), kLog2e));
+  const double k = round_int(mul(-tr_select(sh < 800.0, sh, 800.0), kLog2e));
   *n = k;
   // -x^2 = k ln2 + rh + rl: k kLn2Hi is exact and so is the difference (Sterbenz, or k = 0).
   const double a = sub(-sh, mul(k, kLn2Hi));
@@ -95,12 +95,12 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double exp_negsq(double x, double* lo
   const double q = mul(0.5, two_prod(rh, rh, &qe));
   const double h2 = two_sum(h1, q, &e2);
   const double low = add(add(e1, e2), add(add(mul(0.5, qe), mul(rl, add(1.0, rh))), mul(mul(q, rh), add(tail, tail))));
-  return fast_two_sum(h2, low, lo);
+  return tr_fast_two_sum(h2, low, lo);
 }
 
 // erfcx x = e^(x^2) erfc x for 0.5 <= x <= 28 as hi + *lo (other x: a finite, meaningless value).
 template <bool Double>
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfcx_poly(double x, double* lo) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erfcx_poly(double x, double* lo) {
   // clang-format off
   // The value for x's interval: v0 for [0.5, 0.75), v1 for [0.75, 1), ..., v11 for [24, 28]. A
   // macro, not a function, so that it is inlined however large the caller grows; the comparisons
@@ -108,8 +108,8 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfcx_poly(double x, double* l
   const bool g1 = x >= 0.75, g2 = x >= 1.0, g3 = x >= 1.5, g4 = x >= 2.0, g5 = x >= 3.0, g6 = x >= 4.0, g7 = x >= 6.0,
              g8 = x >= 8.0, g9 = x >= 12.0, g10 = x >= 16.0, g11 = x >= 24.0;
 #define PORTA_DETAIL_ERFCX_PICK(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11)                            \
-  select(g11, v11, select(g10, v10, select(g9, v9, select(g8, v8, select(g7, v7, select(g6, v6, select(g5, v5, \
-  select(g4, v4, select(g3, v3, select(g2, v2, select(g1, v1, v0)))))))))))
+  tr_select(g11, v11, tr_select(g10, v10, tr_select(g9, v9, tr_select(g8, v8, tr_select(g7, v7, tr_select(g6, v6, tr_select(g5, v5, \
+  tr_select(g4, v4, tr_select(g3, v3, tr_select(g2, v2, tr_select(g1, v1, v0)))))))))))
   // Per interval: the midpoint c, then c0 and c1 (hi and lo), c2 ... c19 of erfcx(c + t).
   const double c = PORTA_DETAIL_ERFCX_PICK(0x1.4000000000000p-1, 0x1.c000000000000p-1, 0x1.4000000000000p+0, 0x1.c000000000000p+0, 0x1.4000000000000p+1, 0x1.c000000000000p+1,
                       0x1.4000000000000p+2, 0x1.c000000000000p+2, 0x1.4000000000000p+3, 0x1.c000000000000p+3, 0x1.4000000000000p+4, 0x1.a000000000000p+4);
@@ -173,12 +173,12 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfcx_poly(double x, double* l
   const double s1l = add(e, c1l);
   const double p = two_prod(t, s1, &pe);
   const double g = two_sum(c0h, p, &e);
-  return fast_two_sum(g, add(add(e, c0l), add(pe, mul(t, s1l))), lo);
+  return tr_fast_two_sum(g, add(add(e, c0l), add(pe, mul(t, s1l))), lo);
 }
 
 // erfc |x| for |x| >= 0.5 as 2^(*n) (hi + *lo).
 template <bool Double>
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc_big(double ax, double* lo, double* n) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erfc_big(double ax, double* lo, double* n) {
   double El, Gl;
   const double Eh = exp_negsq<Double>(ax, &El, n);
   const double Gh = erfcx_poly<Double>(ax, &Gl);
@@ -188,32 +188,32 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc_big(double ax, double* lo
   }
   double pe;
   const double p = two_prod(Eh, Gh, &pe);
-  return fast_two_sum(p, add(pe, add(mul(Eh, Gl), mul(El, Gh))), lo);
+  return tr_fast_two_sum(p, add(pe, add(mul(Eh, Gl), mul(El, Gh))), lo);
 }
 
 template <bool Double>
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf_d(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erf_d(double x) {
   const double ax = from_bits(bits(x) & ~(std::uint64_t(1) << 63));
   // Below 2^-900, erf x is evaluated 2^600 times larger (it is linear there), so that the exact
   // products stay in the normal range and a subnormal result rounds once.
   const bool tiny = ax < 0x1p-900;
   double sl;
-  const double sh = erf_small<Double>(select(tiny, mul(x, 0x1p600), x), &sl);
-  const double small = mul(add(sh, sl), select(tiny, 0x1p-600, 1.0));
+  const double sh = erf_small<Double>(tr_select(tiny, mul(x, 0x1p600), x), &sl);
+  const double small = mul(add(sh, sl), tr_select(tiny, 0x1p-600, 1.0));
   // 1 - erfc |x| for 0.5 <= |x| < 6: erfc |x| >= 2^-55 there, so 2^n scales it exactly.
   double bl, n;
-  const double bh = erfc_big<Double>(select(ax < 6.0, ax, 6.0), &bl, &n);
+  const double bh = erfc_big<Double>(tr_select(ax < 6.0, ax, 6.0), &bl, &n);
   const double sc = pow2(n);
   double e;
   const double one = two_sum(1.0, -mul(bh, sc), &e);
   const double big = with_sign(add(one, sub(e, mul(bl, sc))), x);
-  double y = select(ax < 0.5, small, big);
-  y = select(ax >= 6.0, with_sign(1.0, x), y);
-  return select(x != x, qnan(), y);
+  double y = tr_select(ax < 0.5, small, big);
+  y = tr_select(ax >= 6.0, with_sign(1.0, x), y);
+  return tr_select(x != x, qnan(), y);
 }
 
 template <bool Double>
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc_d(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erfc_d(double x) {
   const double ax = from_bits(bits(x) & ~(std::uint64_t(1) << 63));
   // 1 - erf x for |x| < 0.5.
   double sl, e;
@@ -226,36 +226,36 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc_d(double x) {
   // plus bl, rounded to the same grid, is added exactly: one rounding, not bh + bl rounded to 53
   // bits and then to fewer. 2 - that for x <= -0.5.
   double bl, n;
-  const double bh = erfc_big<Double>(select(ax < 28.0, ax, 28.0), &bl, &n);
+  const double bh = erfc_big<Double>(tr_select(ax < 28.0, ax, 28.0), &bl, &n);
   const double n1 = round_int(mul(n, 0.5)), n2 = sub(n, n1);
   const double h = mul(bh, pow2(n1)), l = mul(bl, pow2(n1)), s2 = pow2(n2);
   const double hs = mul(h, s2);
   const double sub_pos = add(hs, mul(add(sub(h, mul(hs, pow2(-n2))), l), s2));
-  const double pos = select(Double && hs < 0x1p-1022, sub_pos, mul(add(h, l), s2));
-  const double sc = pow2(select(n < -1000.0, -1000.0, n));
+  const double pos = tr_select(Double && hs < 0x1p-1022, sub_pos, mul(add(h, l), s2));
+  const double sc = pow2(tr_select(n < -1000.0, -1000.0, n));
   const double two = two_sum(2.0, -mul(bh, sc), &e);
   const double neg = add(two, sub(e, mul(bl, sc)));
-  double y = select(ax < 0.5, small, select(x > 0.0, pos, neg));
-  y = select(x >= 28.0, 0.0, y);
-  y = select(x <= -6.0, 2.0, y);
-  return select(x != x, qnan(), y);
+  double y = tr_select(ax < 0.5, small, tr_select(x > 0.0, pos, neg));
+  y = tr_select(x >= 28.0, 0.0, y);
+  y = tr_select(x <= -6.0, 2.0, y);
+  return tr_select(x != x, qnan(), y);
 }
 
 }  // namespace impl
 
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erf(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erf(double x) {
   return impl::erf_d<true>(x);
 }
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE float erf(float x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE float erf(float x) {
   return static_cast<float>(impl::erf_d<false>(static_cast<double>(x)));
 }
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE double erfc(double x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erfc(double x) {
   return impl::erfc_d<true>(x);
 }
-PORTA_HOST_DEVICE PORTA_DETAIL_MATH_INLINE float erfc(float x) {
+PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE float erfc(float x) {
   return static_cast<float>(impl::erfc_d<false>(static_cast<double>(x)));
 }
 
 }  // namespace porta::detail::math
 
-#undef PORTA_DETAIL_MATH_INLINE
+#undef PORTA_DETAIL_MATH_ERF_INLINE

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // porta's own tan, sincos, asin, acos, atan and atan2 in float and double, under the contract of
 // porta/detail/math.hpp (read its top comment first): IEEE binary32/binary64, round-to-nearest,
-// every operation one correctly rounded +, -, *, / or square root, or exact integer work on the bits,
-// in an order the source fixes; no calls, no tables, selects instead of branches on the common path.
+// every operation one correctly rounded +, -, * or /, or exact integer work on the bits, in an order
+// the source fixes; no calls, no tables, selects instead of branches on the common path.
 //
 // tan reuses sin and cos's range reduction and evaluates sin(r) and cos(r) as double-double
 // (hi + lo, the two leading terms of each series carried exactly), so that the quotient, refined
@@ -25,7 +25,7 @@
 // no call to a square root, which GCC vectorises only under -fno-math-errno.
 //
 // Selects: where one operand is a long computation the other path does not need (the tiny-x,
-// special-value and quadrant selects), select() works on the bits, so that the compiler keeps both
+// special-value and quadrant selects), tr_tr_select() works on the bits, so that the compiler keeps both
 // paths in straight-line code rather than moving one under a branch that it cannot vectorise
 // without -fno-trapping-math.
 //
@@ -40,22 +40,24 @@
 namespace porta::detail::math {
 namespace impl {
 
+// Helpers carry a tr_ prefix: the other math headers have their own under other names.
+
 // c ? a : b on the bits (see the top of this file).
-PORTA_HOST_DEVICE inline double select(bool c, double a, double b) {
+PORTA_HOST_DEVICE inline double tr_select(bool c, double a, double b) {
   const std::uint64_t m = std::uint64_t(0) - static_cast<std::uint64_t>(c);
   return from_bits((bits(a) & m) | (bits(b) & ~m));
 }
 
 // |x| (clears the sign bit, so -0 and NaN too).
-PORTA_HOST_DEVICE inline double fabs_bits(double x) {
+PORTA_HOST_DEVICE inline double tr_fabs(double x) {
   return from_bits(bits(x) & ~(std::uint64_t(1) << 63));
 }
-PORTA_HOST_DEVICE inline bool sign_bit(double x) {
+PORTA_HOST_DEVICE inline bool tr_sign_bit(double x) {
   return (bits(x) >> 63) != 0;
 }
 
 // hi + lo of a + b for |a| >= |b| (Fast2Sum), renormalising a double-double.
-PORTA_HOST_DEVICE inline double fast_two_sum(double a, double b, double* e) {
+PORTA_HOST_DEVICE inline double tr_fast_two_sum(double a, double b, double* e) {
   const double s = add(a, b);
   *e = sub(b, sub(s, a));
   return s;
@@ -63,7 +65,7 @@ PORTA_HOST_DEVICE inline double fast_two_sum(double a, double b, double* e) {
 
 // (nh + nl) / (dh + dl) for normalised double-doubles: the quotient refined once with its exact
 // remainder, which leaves the final rounding as the only sizeable error.
-PORTA_HOST_DEVICE inline double dd_div(double nh, double nl, double dh, double dl) {
+PORTA_HOST_DEVICE inline double tr_dd_div(double nh, double nl, double dh, double dl) {
   const double q = div(nh, dh);
   double pe;
   const double p = two_prod(q, dh, &pe);
@@ -91,9 +93,9 @@ PORTA_HOST_DEVICE inline void sincos_dd(double rh, double rl, double* sh, double
                           -1.0 / 1307674368000, 1.0 / 355687428096000);
   double e;
   const double s0 = two_sum(rh, -t6h, &e);
-  *sh = fast_two_sum(s0, add(e, add(sub(rl, t6l), mul(mul(r3h, zh), P))), sl);
+  *sh = tr_fast_two_sum(s0, add(e, add(sub(rl, t6l), mul(mul(r3h, zh), P))), sl);
   const double c0 = two_sum(1.0, mul(-0.5, zh), &e);
-  *ch = fast_two_sum(c0, add(e, sub(mul(mul(zh, zh), cos_c_d(zh)), mul(0.5, zl))), cl);
+  *ch = tr_fast_two_sum(c0, add(e, sub(mul(mul(zh, zh), cos_c_d(zh)), mul(0.5, zl))), cl);
 }
 
 // tan of x = (4j + q) pi/2 + r: tan r for even q, -1 / tan r for odd q.
@@ -102,12 +104,12 @@ PORTA_HOST_DEVICE inline double tan_from(unsigned q, double rh, double rl) {
   const bool odd = (q & 1u) != 0;
   if constexpr (!Double) {
     const double s = sin_poly<false>(rh, rl), c = cos_poly<false>(rh, rl);
-    const double y = div(select(odd, c, s), select(odd, s, c));
+    const double y = div(tr_select(odd, c, s), tr_select(odd, s, c));
     return odd ? -y : y;
   }
   double sh, sl, ch, cl;
   sincos_dd(rh, rl, &sh, &sl, &ch, &cl);
-  const double y = dd_div(odd ? ch : sh, odd ? cl : sl, odd ? sh : ch, odd ? sl : cl);
+  const double y = tr_dd_div(odd ? ch : sh, odd ? cl : sl, odd ? sh : ch, odd ? sl : cl);
   return odd ? -y : y;
 }
 
@@ -118,7 +120,7 @@ PORTA_HOST_DEVICE inline double tan_fast(double x) {
   const unsigned q = trig_reduce_fast<Double>(x, &rh, &rl);
   const double y = tan_from<Double>(q, rh, rl);
   // tiny x: tan x = x (x^3/3 is below half an ulp), and -0 stays -0.
-  return select(fabs_bits(x) < 0x1p-27, x, y);
+  return tr_select(tr_fabs(x) < 0x1p-27, x, y);
 }
 
 template <bool Double>
@@ -133,14 +135,14 @@ PORTA_HOST_DEVICE inline double tan_large(double x) {
 // atan(k/8) for k = 0..8 as hi + lo (mpmath, 200 bits, rounded to nearest twice).
 PORTA_HOST_DEVICE inline double atan_k8(double k, double* lo) {
   double h = 0.0, l = 0.0;
-  h = select(k == 1.0, 0x1.fd5ba9aac2f6ep-4, h), l = select(k == 1.0, -0x1.cd37686760c17p-59, l);
-  h = select(k == 2.0, 0x1.f5b75f92c80ddp-3, h), l = select(k == 2.0, 0x1.8ab6e3cf7afbdp-57, l);
-  h = select(k == 3.0, 0x1.6f61941e4def1p-2, h), l = select(k == 3.0, -0x1.c63aae6f6e918p-56, l);
-  h = select(k == 4.0, 0x1.dac670561bb4fp-2, h), l = select(k == 4.0, 0x1.a2b7f222f65e2p-56, l);
-  h = select(k == 5.0, 0x1.1e00babdefeb4p-1, h), l = select(k == 5.0, -0x1.928df287a668fp-58, l);
-  h = select(k == 6.0, 0x1.4978fa3269ee1p-1, h), l = select(k == 6.0, 0x1.2419a87f2a458p-56, l);
-  h = select(k == 7.0, 0x1.700a7c5784634p-1, h), l = select(k == 7.0, -0x1.8c34d25aadef6p-56, l);
-  h = select(k == 8.0, 0x1.921fb54442d18p-1, h), l = select(k == 8.0, 0x1.1a62633145c07p-55, l);
+  h = tr_select(k == 1.0, 0x1.fd5ba9aac2f6ep-4, h), l = tr_select(k == 1.0, -0x1.cd37686760c17p-59, l);
+  h = tr_select(k == 2.0, 0x1.f5b75f92c80ddp-3, h), l = tr_select(k == 2.0, 0x1.8ab6e3cf7afbdp-57, l);
+  h = tr_select(k == 3.0, 0x1.6f61941e4def1p-2, h), l = tr_select(k == 3.0, -0x1.c63aae6f6e918p-56, l);
+  h = tr_select(k == 4.0, 0x1.dac670561bb4fp-2, h), l = tr_select(k == 4.0, 0x1.a2b7f222f65e2p-56, l);
+  h = tr_select(k == 5.0, 0x1.1e00babdefeb4p-1, h), l = tr_select(k == 5.0, -0x1.928df287a668fp-58, l);
+  h = tr_select(k == 6.0, 0x1.4978fa3269ee1p-1, h), l = tr_select(k == 6.0, 0x1.2419a87f2a458p-56, l);
+  h = tr_select(k == 7.0, 0x1.700a7c5784634p-1, h), l = tr_select(k == 7.0, -0x1.8c34d25aadef6p-56, l);
+  h = tr_select(k == 8.0, 0x1.921fb54442d18p-1, h), l = tr_select(k == 8.0, 0x1.1a62633145c07p-55, l);
   *lo = l;
   return h;
 }
@@ -176,7 +178,7 @@ PORTA_HOST_DEVICE inline double atan_unit(double uh, double ul, double* lo) {
   const double tail = mul(mul(th, z), horner(z, -1.0 / 3, 1.0 / 5, -1.0 / 7, 1.0 / 9, -1.0 / 11, 1.0 / 13));
   double e;
   const double s = two_sum(Ch, th, &e);
-  return fast_two_sum(s, add(e, add(Cl, add(tl, tail))), lo);
+  return tr_fast_two_sum(s, add(e, add(Cl, add(tl, tail))), lo);
 }
 
 // atan2(n, d) for non-negative n = nh + nl, d = dh + dl, not both zero, within [2^-600, 2^600] or
@@ -185,8 +187,8 @@ PORTA_HOST_DEVICE inline double atan_unit(double uh, double ul, double* lo) {
 template <bool Double>
 PORTA_HOST_DEVICE inline double atan2_pos(double nh, double nl, double dh, double dl, bool xneg, double* lo) {
   const bool swap = nh > dh;
-  const double ah = select(swap, dh, nh), al = select(swap, dl, nl);
-  const double bh = select(swap, nh, dh), bl = select(swap, nl, dl);
+  const double ah = tr_select(swap, dh, nh), al = tr_select(swap, dl, nl);
+  const double bh = tr_select(swap, nh, dh), bl = tr_select(swap, nl, dl);
   const double uh = div(ah, bh);
   double ul = 0.0;
   if constexpr (Double) {
@@ -200,11 +202,11 @@ PORTA_HOST_DEVICE inline double atan2_pos(double nh, double nl, double dh, doubl
   double e;
   const double sh = two_sum(kPio2Hi, -Ah, &e);
   const double sl = add(e, sub(kPio2Lo_dd, Al));
-  const double rh = select(swap, sh, Ah), rl = select(swap, sl, Al);
+  const double rh = tr_select(swap, sh, Ah), rl = tr_select(swap, sl, Al);
   const double nh2 = two_sum(kPiHi, -rh, &e);
   const double nl2 = add(e, sub(kPiLo, rl));
-  *lo = select(xneg, nl2, rl);
-  return select(xneg, nh2, rh);
+  *lo = tr_select(xneg, nl2, rl);
+  return tr_select(xneg, nh2, rh);
 }
 
 // sqrt(w) for 2^-60 <= w <= 1 to about 2^-34 relative (others: unspecified): 1/sqrt(w) from the
@@ -224,57 +226,57 @@ PORTA_HOST_DEVICE inline double sqrt1mx2(double ax, double* lo) {
   if constexpr (!Double) {
     const double w = mul(sub(1.0, ax), add(1.0, ax));
     *lo = 0.0;
-    return select(w > 0.0, sqrt_approx(w), 0.0);
+    return tr_select(w > 0.0, sqrt_approx(w), 0.0);
   }
   double ae, be, pe;
   const double a = two_sum(1.0, -ax, &ae);
   const double b = two_sum(1.0, ax, &be);
   const double p = two_prod(a, b, &pe);
   double wl;
-  const double wh = fast_two_sum(p, add(pe, add(mul(a, be), mul(ae, b))), &wl);
+  const double wh = tr_fast_two_sum(p, add(pe, add(mul(a, be), mul(ae, b))), &wl);
   const double s0 = sqrt_approx(wh);
   double se;
   const double ss = two_prod(s0, s0, &se);
   const double c = div(add(sub(sub(wh, ss), se), wl), add(s0, s0));
   double sl;
-  const double s = fast_two_sum(s0, c, &sl);
+  const double s = tr_fast_two_sum(s0, c, &sl);
   const bool pos = wh > 0.0;
-  *lo = select(pos, sl, 0.0);
-  return select(pos, s, 0.0);
+  *lo = tr_select(pos, sl, 0.0);
+  return tr_select(pos, s, 0.0);
 }
 
 template <bool Double>
 PORTA_HOST_DEVICE inline double asin_d(double x) {
-  const double ax = fabs_bits(x);
+  const double ax = tr_fabs(x);
   double sl, lo;
   const double s = sqrt1mx2<Double>(ax, &sl);
   const double hi = atan2_pos<Double>(ax, 0.0, s, sl, false, &lo);
   const double y = with_sign(add(hi, lo), x);
   // tiny x: asin x = x (x^3/6 is below half an ulp), and -0 stays -0.
-  const double r = select(ax < 0x1p-26, x, y);
-  return select(!(ax <= 1.0), qnan(), r);  // |x| > 1 or NaN
+  const double r = tr_select(ax < 0x1p-26, x, y);
+  return tr_select(!(ax <= 1.0), qnan(), r);  // |x| > 1 or NaN
 }
 
 template <bool Double>
 PORTA_HOST_DEVICE inline double acos_d(double x) {
-  const double ax = fabs_bits(x);
+  const double ax = tr_fabs(x);
   double sl, lo;
   const double s = sqrt1mx2<Double>(ax, &sl);
   const double hi = atan2_pos<Double>(s, sl, ax, 0.0, x < 0.0, &lo);
-  return select(!(ax <= 1.0), qnan(), add(hi, lo));  // |x| > 1 or NaN
+  return tr_select(!(ax <= 1.0), qnan(), add(hi, lo));  // |x| > 1 or NaN
 }
 
 template <bool Double>
 PORTA_HOST_DEVICE inline double atan_d(double x) {
   // Beyond 2^60, atan x is pi/2 to within a quarter ulp; the clamp also keeps inf and huge x away
   // from the exact products.
-  const double ax = fabs_bits(x);
-  const double a = select(ax < 0x1p60, ax, 0x1p60);
+  const double ax = tr_fabs(x);
+  const double a = tr_select(ax < 0x1p60, ax, 0x1p60);
   double lo;
   const double hi = atan2_pos<Double>(a, 0.0, 1.0, 0.0, false, &lo);
   const double y = with_sign(add(hi, lo), x);
-  const double r = select(ax < 0x1p-27, x, y);  // atan x = x, and -0 stays -0
-  return select(x != x, qnan(), r);
+  const double r = tr_select(ax < 0x1p-27, x, y);  // atan x = x, and -0 stays -0
+  return tr_select(x != x, qnan(), r);
 }
 
 // atan2 in the quadrant of (x, y). The magnitudes are scaled by one power of two into the range of
@@ -282,25 +284,25 @@ PORTA_HOST_DEVICE inline double atan_d(double x) {
 // that a subnormal result is rounded once.
 template <bool Double>
 PORTA_HOST_DEVICE inline double atan2_d(double y, double x) {
-  const double ax = fabs_bits(x), ay = fabs_bits(y);
-  const double mx = select(ax > ay, ax, ay);
-  const double sc = select(mx > 0x1p500, 0x1p-600, select(mx < 0x1p-500, 0x1p600, 1.0));
+  const double ax = tr_fabs(x), ay = tr_fabs(y);
+  const double mx = tr_select(ax > ay, ax, ay);
+  const double sc = tr_select(mx > 0x1p500, 0x1p-600, tr_select(mx < 0x1p-500, 0x1p600, 1.0));
   const bool xinf = ax == inf(), yinf = ay == inf();
   double xs = Double ? mul(ax, sc) : ax, ys = Double ? mul(ay, sc) : ay;
   // Infinities: one infinite operand counts as 1 against 0, two as 1 against 1; two zeros as 0
   // against 1, giving 0 or pi.
-  xs = select(xinf, 1.0, select(yinf, 0.0, xs));
-  ys = select(yinf, 1.0, select(xinf, 0.0, ys));
-  xs = select(mx == 0.0, 1.0, xs);
-  const bool xneg = sign_bit(x);
+  xs = tr_select(xinf, 1.0, tr_select(yinf, 0.0, xs));
+  ys = tr_select(yinf, 1.0, tr_select(xinf, 0.0, ys));
+  xs = tr_select(mx == 0.0, 1.0, xs);
+  const bool xneg = tr_sign_bit(x);
   double lo;
   const double hi = atan2_pos<Double>(ys, 0.0, xs, 0.0, xneg, &lo);
   double r = add(hi, lo);
   const bool direct = mul(ay, 0x1p28) < ax;
-  r = select(direct & !xneg, div(ay, ax), r);
+  r = tr_select(direct & !xneg, div(ay, ax), r);
   r = with_sign(r, y);
   const bool nan = x != x, ynan = y != y;
-  return select(nan | ynan, qnan(), r);
+  return tr_select(nan | ynan, qnan(), r);
 }
 
 }  // namespace impl
