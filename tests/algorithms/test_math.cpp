@@ -58,8 +58,10 @@ std::vector<Fn<T>> functions() {
       {"log", [](T x) { return pm::log(x); }, [](long double x) { return std::log(x); }, 1.0},
       {"sin", [](T x) { return pm::sin(x); }, [](long double x) { return std::sin(x); }, 1.0},
       {"cos", [](T x) { return pm::cos(x); }, [](long double x) { return std::cos(x); }, 1.0},
-      {"tanh", [](T x) { return pm::tanh(x); }, [](long double x) { return std::tanh(x); }, d ? 2.0 : 1.0},
-      {"sigmoid", [](T x) { return pm::sigmoid(x); }, sigmoid_ref, d ? 2.0 : 1.0},
+      // double tanh and sigmoid: 0.59 and 0.75 ulp at most over 10^7 random inputs and the edge cases
+      // against MPFR (tools/math_accuracy); sigmoid's worst cases are subnormal results (0.53 above).
+      {"tanh", [](T x) { return pm::tanh(x); }, [](long double x) { return std::tanh(x); }, d ? 0.65 : 1.0},
+      {"sigmoid", [](T x) { return pm::sigmoid(x); }, sigmoid_ref, d ? 0.8 : 1.0},
   };
 }
 

@@ -28,10 +28,13 @@
 // rounded one except when the exact value lies within that distance of a midpoint between two
 // floats, and never more than 0.51 ulp away.
 //
-// Accuracy (measured by tests/algorithms/test_math.cpp against long double over random and special
-// inputs and dense runs at the reductions' edges; the bounds asserted there): float <= 1 ulp for all
-// six functions (exp, log, sin, cos 0.78 at most over all their fast-path floats, the others 0.5x);
-// double exp/log/sin/cos <= 1 ulp, tanh and sigmoid <= 2 ulp.
+// Accuracy, every function within 1 ulp (faithful), measured against MPFR by tools/math_accuracy
+// (tests/algorithms/test_math.cpp asserts the bounds against long double): float exp, log, sin, cos
+// 0.78 ulp at most over every float of their fast paths, tanh and sigmoid 0.50x; double, over 10^7
+// random arguments, the edge cases and dense runs where the errors peak, exp 0.97, log 0.84, sin
+// 0.79, cos 0.77, tanh 0.59, sigmoid 0.53 (0.75 where the result is subnormal: the quotient is
+// rounded once before the scaling to 2^n rounds it again). double tanh and sigmoid carry e^r - 1 as a double-double
+// (expm1_dd) so that their quotients see it to about 2^-60; with a plain expm1_poly they reached 1.5 and 1.3 ulp.
 //
 // Special values: a NaN input gives the canonical quiet NaN (std::numeric_limits<T>::quiet_NaN(),
 // the NaN porta's reductions return), so the bits agree across devices whose NaN payloads differ;
@@ -582,20 +585,69 @@ PORTA_HOST_DEVICE inline bool trig_is_fast_f(float x) {
 }
 
 // ---- tanh and sigmoid -----------------------------------------------------------------------------
+// In double, both carry e^r - 1 as a double-double so that the quotient sees an accurate value: a
+// plain expm1_poly rounds its last addition (half an ulp) and r^2 (a sixth of one), which the
+// quotient then passes on almost whole.
+
+// Taylor coefficients of (e^r - 1 - r - r^2/2) / r^3 = 1/3! + r/4! + ...: through r^15 (the first
+// omitted term is below 2^-66 of e^r - 1 for |r| <= ln2/2; tanh's E = 2 e^r - 1 can cancel to 0.42,
+// where a truncation after r^13, as in exp_q_d, would cost a tenth of an ulp).
+PORTA_HOST_DEVICE inline double exp_q3_d(double z) {
+  return horner(z, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800,
+                1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800, 1.0 / 87178291200, 1.0 / 1307674368000);
+}
+
+// x = n ln2 + rh + rl, |rh| <= ln2/2, rl the rounding of rh (exact but for n ln2's last bits, which
+// are below 2^-80 n). rh is exp_reduce's r. x must be finite and |x| < 2^20.
+PORTA_HOST_DEVICE inline double exp_reduce_dd(double x, double* rh, double* rl) {
+  const double n = round_int(mul(x, kLog2e));
+  *rh = two_sum(sub(x, mul(n, kLn2Hi)), -mul(n, kLn2Lo), rl);
+  return n;
+}
+
+// e^(rh + rl) - 1 = h + *lo, |*lo| <= ulp(h), for |rh| <= ln2/2 (plus rounding), |rl| <= ulp(rh), to about 2^-58
+// relative. r + r^2/2 is carried exactly: rh = hh + ht with hh's low 27 significand bits clear, so
+// hh^2 is exact and ht (rh + hh) is the rest of rh^2, and r + hh^2/2 is a Fast2Sum (|r| >= r^2/2).
+// The remaining terms are below a fiftieth of the result, so their roundings hardly count.
+PORTA_HOST_DEVICE inline double expm1_dd(double rh, double rl, double* lo) {
+  const double hh = from_bits(bits(rh) & 0xfffffffff8000000u);
+  const double ht = sub(rh, hh);
+  const double sq = mul(0.5, mul(hh, hh));
+  const double h = add(rh, sq);
+  const double e = sub(sq, sub(h, rh));
+  const double sq_lo = mul(0.5, mul(ht, add(rh, hh)));
+  const double cube = mul(mul(mul(rh, rh), rh), exp_q3_d(rh));
+  // rl e^rh ~ rl (1 + rh): rl is below 2^-53 |rh|, so the rest is far below the result's ulp.
+  const double l = add(add(e, sq_lo), add(cube, mul(rl, add(1.0, rh))));
+  // Normalised (Fast2Sum, |h| >= |l|): the callers' quotients start from the high part alone.
+  const double hn = add(h, l);
+  *lo = sub(l, sub(hn, h));
+  return hn;
+}
+
 template <bool Double>
 PORTA_HOST_DEVICE inline double tanh_d(double x) {
   // tanh |x| = E / (E + 2), E = e^(2|x|) - 1; beyond 2|x| = 40 it is 1 to far more than double
   // precision. The clamp also keeps a NaN from reaching the scaling.
   const double ax = x < 0 ? -x : x;
   const double a2 = ax < 20.0 ? add(ax, ax) : 40.0;
-  double r;
-  const double n = exp_reduce(a2, &r);
+  if constexpr (!Double) {  // float: 2^-40 is plenty
+    double r;
+    const double n = exp_reduce(a2, &r);
+    const double t = pow2(n);
+    double El;
+    const double Eh = two_sum(mul(t, expm1_poly<false>(r)), sub(t, 1.0), &El);
+    return x != x ? qnan() : with_sign(div(Eh, add(Eh, 2.0)), x);
+  }
+  // E = t (h + lo) + (t - 1), t = 2^n: t h and t - 1 are exact (n <= 58, and t - 1 is exact up to
+  // n = 53, where the quotient is 1 anyway), so E is Eh + El to about 2^-57 relative.
+  double rh, rl, lo;
+  const double n = exp_reduce_dd(a2, &rh, &rl);
   const double t = pow2(n);
-  // E = t (e^r - 1) + (t - 1): both terms are exact (n <= 58, and t - 1 is exact up to n = 53,
-  // where the quotient is 1 anyway), so E is carried as Eh + El with only the polynomial's error.
+  const double h = expm1_dd(rh, rl, &lo);
   double El;
-  const double Eh = two_sum(mul(t, expm1_poly<Double>(r)), sub(t, 1.0), &El);
-  if constexpr (!Double) return x != x ? qnan() : with_sign(div(Eh, add(Eh, 2.0)), x);  // 2^-40 is plenty
+  const double Eh = two_sum(mul(t, h), sub(t, 1.0), &El);
+  El = add(El, mul(t, lo));
   // The quotient, refined once with its exact remainder: a plain E / (E + 2) loses up to 2.4 ulp.
   double Dl;
   const double Dh = two_sum(Eh, 2.0, &Dl);
@@ -613,17 +665,33 @@ PORTA_HOST_DEVICE inline double sigmoid_d(double x) {
   // With e = e^-|x| in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) for x < 0. No overflow, and a
   // very negative x underflows gradually as e^x does.
   const double ax = x < 0 ? -x : x;
-  const double e = exp_core<Double>(-ax);
-  const double num = x < 0 ? e : 1.0;
-  double dl;
-  const double d = two_sum(1.0, e, &dl);
-  double y = div(num, d);
-  if constexpr (Double) {  // refined once with its exact remainder, as in tanh: 2.1 ulp -> 1.5
-    double pe;
-    const double p = two_prod(y, d, &pe);
-    y = add(y, div(sub(sub(sub(num, p), pe), mul(y, dl)), d));
+  if constexpr (!Double) {
+    const double e = exp_core<false>(-ax);
+    return x != x ? qnan() : div(x < 0 ? e : 1.0, add(1.0, e));
   }
-  return x != x ? qnan() : y;
+  // e = 2^n P, P = 1 + h + lo in [0.7, 1.5] as ph + pl (Fast2Sum: 1 >= |h|). The quotient is formed
+  // at P's scale, P / (1 + e) for x < 0, and scaled by 2^n last: a result in the subnormals is
+  // rounded once more there, not through a subnormal e. 2^n is two factors, each normal, as in
+  // exp_core; the clamp at 746 still gives 0 and 1 at the ends (and keeps a NaN from the scaling).
+  double rh, rl, lo;
+  const double n = exp_reduce_dd(ax < 746.0 ? -ax : -746.0, &rh, &rl);
+  const double h = expm1_dd(rh, rl, &lo);
+  const double ph = add(1.0, h);
+  const double pl = add(sub(h, sub(ph, 1.0)), lo);
+  const double n1 = round_int(mul(n, 0.5));
+  const double s1 = pow2(n1), s2 = pow2(sub(n, n1));
+  double dl;
+  const double dh = two_sum(1.0, mul(mul(ph, s1), s2), &dl);
+  dl = add(dl, mul(mul(pl, s1), s2));
+  // num / (dh + dl), refined once with its exact remainder.
+  const bool neg = x < 0;
+  const double nh = neg ? ph : 1.0, nl = neg ? pl : 0.0;
+  const double q = div(nh, dh);
+  double pe;
+  const double p = two_prod(q, dh, &pe);
+  const double y = add(q, div(add(sub(sub(nh, p), pe), sub(nl, mul(q, dl))), dh));
+  const double out = neg ? mul(mul(y, s1), s2) : y;
+  return x != x ? qnan() : out;
 }
 
 }  // namespace impl
