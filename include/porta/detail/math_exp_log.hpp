@@ -407,9 +407,10 @@ PORTA_HOST_DEVICE inline double cbrt_d(double x) {
 // ---- hypot ----------------------------------------------------------------------------------------
 // sqrt(sh + sl) for normal sh > 0, |sl| <= ulp(sh), rounded once: the bit trick's 1/sqrt (3.4%),
 // three Newton steps (2^-35), y = sh times that, and one correction by the exact remainder
-// sh - y^2 + sl. Not the hardware square root: without -fno-math-errno GCC keeps a libm call beside
-// each sqrt for errno, and the loop of hypot would not vectorise.
-PORTA_HOST_DEVICE inline double sqrt_dd(double sh, double sl) {
+// sh - y^2 + sl: the root is the return value plus *d, added by the caller. Not the hardware square
+// root: without -fno-math-errno GCC keeps a libm call beside each sqrt for errno, and the loop of
+// hypot would not vectorise.
+PORTA_HOST_DEVICE inline double sqrt_dd(double sh, double sl, double* d) {
   double r = from_bits(0x5fe6eb50c7b537a9u - (bits(sh) >> 1));
   const double hs = mul(0.5, sh);
   r = mul(r, sub(1.5, mul(hs, mul(r, r))));
@@ -418,7 +419,8 @@ PORTA_HOST_DEVICE inline double sqrt_dd(double sh, double sl) {
   const double y = mul(sh, r);
   double ye;
   const double yy = two_prod(y, y, &ye);
-  return add(y, div(add(sub(sub(sh, yy), ye), sl), add(y, y)));  // sh - yy is exact (Sterbenz)
+  *d = div(add(sub(sub(sh, yy), ye), sl), add(y, y));  // sh - yy is exact (Sterbenz)
+  return y;
 }
 
 // sqrt(a^2 + b^2) with a >= b scaled by 2^-600 or 2^600 into a range where the squares neither
@@ -436,16 +438,26 @@ PORTA_HOST_DEVICE inline double hypot_dd(double x, double y) {
   const double p2 = two_prod(cc, cc, &e2);
   const double sh = two_sum(p1, p2, &e3);
   const double sl = add(add(e1, e2), e3);
-  const double h = mul(sqrt_dd(sh, sl), div(1.0, s));
-  double out = big == 0.0 ? 0.0 : h;
+  double d;
+  const double r = sqrt_dd(sh, sl, &d);
+  const double h = mul(add(r, d), div(1.0, s));
+  // A subnormal result (r below 2^-422 when scaled by 2^600) is rounded at the subnormals' spacing
+  // directly, as in scale2_dd: r + 2^-422 rounds where the result's last bit is.
+  double e;
+  const double rc = fast_two_sum(0x1p-422, r, &e);
+  const double h_sub = mul(sub(add(rc, add(e, d)), 0x1p-422), 0x1p-600);
+  const double up = r < 0x1p-422 ? h_sub : h;
+  double out = s > 1.0 ? up : h;
+  out = big == 0.0 ? 0.0 : out;
   out = (x != x || y != y) ? qnan() : out;
   return (ax == inf() || ay == inf()) ? inf() : out;
 }
 
 PORTA_HOST_DEVICE inline double hypot_f(double x, double y) {
   const double ss = add(mul(x, x), mul(y, y));  // exact squares of floats, one rounding
-  const double r = sqrt_dd(ss > 0.0 ? ss : 1.0, 0.0);
-  const double out0 = ss > 0.0 ? r : 0.0;
+  double d;
+  const double r = sqrt_dd(ss > 0.0 ? ss : 1.0, 0.0, &d);
+  const double out0 = ss > 0.0 ? add(r, d) : 0.0;
   const double out = (x != x || y != y) ? qnan() : out0;
   return (abs_bits(x) == inf() || abs_bits(y) == inf()) ? inf() : out;
 }
