@@ -6,7 +6,7 @@
 // root instruction (hypot's root is Newton's, corrected once). Any IEEE machine that evaluates them
 // as written gets the same bits.
 //
-// Where double needs more than double: pow's log(x) is carried as a double-double to about 2^-70
+// Where double needs more than double: pow's log(x) is carried as a double-double to 2^-67
 // relative (log_dd), because y log x can reach 745 and each 2^-53 of relative error there is an ulp
 // of the result; the exponential then takes the double-double argument (exp_dd). expm1, log1p and
 // sinh near 0 keep the leading term exact and add the small ones to it; log2 and log10 multiply
@@ -16,8 +16,14 @@
 // float evaluates in double and rounds once (float pow takes double log and exp: |y log x| < 2^7
 // keeps their error near 2^-45, far below float's half ulp).
 //
+// Accuracy, measured against long double over 10^7 random inputs per function and type across
+// every part of each reduction (tests/algorithms/test_math_exp_log.cpp asserts 1 ulp): double pow,
+// expm1, exp2, exp10, sinh and cosh at most 0.64 ulp, log1p, log2, log10, cbrt and hypot 0.50x;
+// float at most 0.51 ulp for all of them.
+//
 // Branch-free on the common path: special values, signs and the ranges of sinh are selects over
-// values computed anyway, so a loop of any of them vectorises.
+// values computed anyway, so a loop of any of them vectorises (GCC needs -fno-trapping-math to turn
+// the selects into blends, as the CPU backend builds).
 //
 // Special values follow C99 Annex F; every NaN result is the canonical quiet NaN.
 #pragma once
@@ -50,7 +56,9 @@ inline constexpr double kInvLn10H = 0x1.bcb7b1526e50ep-2, kInvLn10L = 0x1.95355b
 
 // ---- log as a double-double -----------------------------------------------------------------------
 // log(x + xl) = *lo + the return value, for finite x > 0 and |xl| <= ulp(x)/2 (xl = 0 where x is
-// subnormal; other inputs give unspecified values), to about 2^-70 relative. As log_d:
+// subnormal; other inputs give unspecified values), to 2^-67 relative (2^-67.8 at most against
+// quad precision over 2 * 10^6 inputs; worst just below sqrt(1/2), where k ln2 and log m cancel
+// by a factor 2). As log_d:
 // x = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f), and
 // log m = 2 atanh(s) = 2s + s^3 T(s^2), T(z) = 2/3 + 2z/5 + 2z^2/7 + ...
 // Here s is a double-double (the quotient's exact remainder gives its low part), s^3 T(s^2) is a
