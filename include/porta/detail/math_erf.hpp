@@ -199,7 +199,8 @@ PORTA_HOST_DEVICE PORTA_DETAIL_MATH_ERF_INLINE double erf_d(double x) {
   const bool tiny = ax < 0x1p-900;
   double sl;
   const double sh = erf_small<Double>(tr_select(tiny, mul(x, 0x1p600), x), &sl);
-  const double small = mul(add(sh, sl), tr_select(tiny, 0x1p-600, 1.0));
+  // erf is odd; the sign is put back because the double-double sums turn erf(-0) into +0.
+  const double small = with_sign(mul(add(sh, sl), tr_select(tiny, 0x1p-600, 1.0)), x);
   // 1 - erfc |x| for 0.5 <= |x| < 6: erfc |x| >= 2^-55 there, so 2^n scales it exactly.
   double bl, n;
   const double bh = erfc_big<Double>(tr_select(ax < 6.0, ax, 6.0), &bl, &n);
