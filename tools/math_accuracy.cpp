@@ -41,8 +41,13 @@
 #include <omp.h>
 #endif
 
+// ops.hpp first, as porta's own headers include it: the math headers build on its add_rn and mul_rn.
+#include "porta/detail/ops.hpp"
+
 #include "porta/detail/math.hpp"
+#include "porta/detail/math_erf.hpp"
 #include "porta/detail/math_exp_log.hpp"
+#include "porta/detail/math_trig.hpp"
 
 namespace pm = porta::detail::math;
 
@@ -108,6 +113,20 @@ int mpfr_sigmoid(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd) {
   return inex;
 }
 
+// sincos as two functions of one argument.
+template <class T>
+T sincos_sin(T x) {
+  T s, c;
+  pm::sincos(x, &s, &c);
+  return s;
+}
+template <class T>
+T sincos_cos(T x) {
+  T s, c;
+  pm::sincos(x, &s, &c);
+  return c;
+}
+
 // One entry per function: UNARY(name, MPFR function, reference expression in x, ranges, edges,
 // period, float bound, double bound); the reference is evaluated in double and in long double.
 // UNARY_AS names an expression instead of pm::name(x); BINARY is a function of two arguments,
@@ -163,6 +182,24 @@ const std::vector<Fn>& table() {
              {{-50, 50, U}, {1e-5, 1e4, L}}, {1.0, 2.0, 0.5, 3.0, 10.0}, 1.0, 1.0),
       BINARY(hypot, mpfr_hypot, std::hypot(x, y), {{-10, 10, U}, {1e-320, 1e308, L}},
              {{-10, 10, U}, {1e-320, 1e308, L}}, {1.0, 3.0, 0x1p-1022, 0x1p1000}, 1.0, 1.0),
+      // porta/detail/math_trig.hpp
+      UNARY(tan, mpfr_tan, std::tan(x), {{-10, 10, U}, {1e-10, 2e6, L}, {1e6, 1.7e308, L}},
+            {400.0, 1.5e6, 0x1p-12, 0x1p-27}, pi / 4, 1.0, 1.0),
+      UNARY_AS("sincos.s", sincos_sin(x), mpfr_sin, std::sin(x), {{-10, 10, U}, {1e-10, 2e6, L}, {1e6, 1.7e308, L}},
+               {400.0, 1.5e6, 0x1p-12, 0x1p-27}, pi / 4, 1.0, 1.0),
+      UNARY_AS("sincos.c", sincos_cos(x), mpfr_cos, std::cos(x), {{-10, 10, U}, {1e-10, 2e6, L}, {1e6, 1.7e308, L}},
+               {400.0, 1.5e6, 0x1p-12, 0x1p-27}, pi / 4, 1.0, 1.0),
+      UNARY(asin, mpfr_asin, std::asin(x), {{-1, 1, U}, {1e-300, 1, L}}, {1.0, 0.5, 0x1p-26}, 0.0, 1.0, 1.0),
+      UNARY(acos, mpfr_acos, std::acos(x), {{-1, 1, U}, {1e-300, 1, L}}, {1.0, 0.5, 0x1p-26}, 0.0, 1.0, 1.0),
+      UNARY(atan, mpfr_atan, std::atan(x), {{-10, 10, U}, {1e-300, 1.7e308, L}}, {1.0, 0x1p60, 0x1p-27, 0.0625}, 0.125,
+            1.0, 1.0),
+      BINARY(atan2, mpfr_atan2, std::atan2(x, y), {{-10, 10, U}, {1e-320, 1e308, L}},
+             {{-10, 10, U}, {1e-320, 1e308, L}}, {1.0, 0x1p-28, 0x1p1000, 0x1p-1000}, 1.0, 1.0),
+      // porta/detail/math_erf.hpp
+      UNARY(erf, mpfr_erf, std::erf(x), {{-6, 6, U}, {1e-300, 30, L}}, {0.84375, 0.5, 0.625, 6.0, 0x1p-28}, 0.0, 1.0,
+            1.0),
+      UNARY(erfc, mpfr_erfc, std::erfc(x), {{-6, 28, U}, {1e-300, 30, L}},
+            {0.84375, 0.5, 0.625, 6.0, 10.0, 24.0, 26.55, 27.2, 28.0}, 0.0, 1.0, 1.0),
   };
   return t;
 }
