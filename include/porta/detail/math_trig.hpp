@@ -29,6 +29,12 @@
 // paths in straight-line code rather than moving one under a branch that it cannot vectorise
 // without -fno-trapping-math.
 //
+// Accuracy (tests/algorithms/test_math_trig_erf.cpp asserts 1 ulp; the worst errors measured against
+// long double over 10^7 random inputs per function and type, tan up to 2^1023): double tan 0.60 ulp,
+// asin 0.51, acos 0.51, atan 0.51, atan2 0.54; float 0.5025 at most, and so over every float of
+// |x| in [2^-12, 2^10) for tan, [2^-12, 1] for asin and acos, [2^-12, 2^24) for atan (against
+// glibc's double functions). sincos gives sin's and cos's bits.
+//
 // Special values (C99 Annex F): asin(+-0) = +-0, atan(+-0) = +-0, atan(+-inf) = +-pi/2, acos(1) = +0,
 // tan(+-0) = +-0, and every atan2 quadrant case (atan2(+-0, -0) = +-pi, atan2(+-0, +0) = +-0,
 // atan2(+-inf, -inf) = +-3pi/4, ...). A NaN input, |x| > 1 for asin and acos, and tan(+-inf) give the
