@@ -25,7 +25,7 @@
 // no call to a square root, which GCC vectorises only under -fno-math-errno.
 //
 // Selects: where one operand is a long computation the other path does not need (the tiny-x,
-// special-value and quadrant selects), tr_tr_select() works on the bits, so that the compiler keeps both
+// special-value and quadrant selects), tr_select() works on the bits, so that the compiler keeps both
 // paths in straight-line code rather than moving one under a branch that it cannot vectorise
 // without -fno-trapping-math.
 //
