@@ -8,8 +8,8 @@
 // cost 1.42x a porta::map of the same chain compiled by nvcc; a generated kernel is that porta::map
 // (straight-line code, 16-byte loads of every input issued before any op, one store, a grid that
 // covers the array: rtc_launch_cover) with the eager bits, because the rtc options forbid
-// contraction as the eager maps' build does. Programs with exp, log, sin, cos, tanh or sigmoid are
-// generated only on the CPU, whose run-time kernels call porta's own functions (has_vendor_math).
+// contraction as the eager maps' build does. Programs with exp, log, sin, cos, tanh, sigmoid or pow
+// are generated only on the CPU, whose run-time kernels call porta's own functions (has_vendor_math).
 //
 // Scalars are kernel arguments, never literals: a loop that changes `alpha` every step reuses one
 // kernel. The key of a program is its dtype and its ops without their values.
@@ -232,11 +232,13 @@ int scalar_count(const porta_program_op* ops, std::int32_t nops) {
   return c;
 }
 
-// On a GPU the dialect's exp, log, sin, cos, tanh and sigmoid are the vendor's (rtc_prelude.hpp),
+// On a GPU the dialect's exp, log, sin, cos, tanh, sigmoid and pow are the vendor's (rtc_prelude.hpp),
 // while the eager maps run porta's own (detail/math.hpp): a program with one of them is interpreted
 // there, which gives the eager bits on every device.
 bool has_vendor_math(const porta_program_op* ops, std::int32_t nops) {
   for (std::int32_t k = 0; k < nops; ++k) {
+    const bool binary = ops[k].kind == PORTA_PROGRAM_BINARY || ops[k].kind == PORTA_PROGRAM_BINARY_REV;
+    if (binary && ops[k].arg == PORTA_BINARY_POW) return true;
     if (ops[k].kind != PORTA_PROGRAM_UNARY) continue;
     switch (ops[k].arg) {
       case PORTA_UNARY_EXP:

@@ -20,6 +20,7 @@
 
 #include "cpu_common.hpp"
 #include "porta/detail/math.hpp"
+#include "porta/detail/math_exp_log.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(PORTA_NO_TARGET_CLONES) && !defined(__SANITIZE_THREAD__)
@@ -190,3 +191,9 @@ PORTA_CPU_MATH_EXPORT(cos)
 PORTA_CPU_MATH_EXPORT(tanh)
 PORTA_CPU_MATH_EXPORT(sigmoid)
 #undef PORTA_CPU_MATH_EXPORT
+extern "C" __attribute__((visibility("default"))) float porta_cpu_math_pow_f32(float x, float y) noexcept {
+  return porta::detail::math::pow(x, y);
+}
+extern "C" __attribute__((visibility("default"))) double porta_cpu_math_pow_f64(double x, double y) noexcept {
+  return porta::detail::math::pow(x, y);
+}

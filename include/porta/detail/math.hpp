@@ -56,7 +56,7 @@
 #include <type_traits>
 
 #include "porta/detail/config.hpp"
-#include "porta/detail/ops.hpp"
+#include "porta/detail/rounding.hpp"
 
 namespace porta::detail::math {
 

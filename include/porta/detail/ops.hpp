@@ -11,76 +11,11 @@
 #include <type_traits>
 
 #include "porta/detail/config.hpp"
+#include "porta/detail/math.hpp"
+#include "porta/detail/math_exp_log.hpp"
+#include "porta/detail/rounding.hpp"
 
 namespace porta::detail {
-
-template <class T>
-PORTA_HOST_DEVICE inline bool is_nan(T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return x != x;
-  } else {
-    return false;
-  }
-}
-
-// The NaN policy: every floating-point result porta computes that is a NaN is the one canonical
-// quiet NaN (std::numeric_limits<T>::quiet_NaN(), 0x7fc00000 / 0x7ff8000000000000). The hardware
-// disagrees: x86 passes on the first NaN operand's payload and sign (and makes 0 * inf a NaN with
-// the sign bit set), NVIDIA returns 0x7fffffff, and negation or fabs flip the sign bit of a NaN.
-// Each elementwise functor below canonicalises its own result, so the CPU loops, the GPU kernels
-// and both fused-expression interpreters get the same bits, and a fused chain the eager chain's.
-// On a vector this is a compare and a blend. A NaN's payload never decides whether a later result
-// is a NaN, so canonicalising every step or only the last one gives the same bits (what the
-// generated fused kernels do). Reductions and scans canonicalise the values they write.
-template <class T>
-PORTA_HOST_DEVICE inline T canonical_nan(T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return is_nan(x) ? std::numeric_limits<T>::quiet_NaN() : x;
-  } else {
-    return x;
-  }
-}
-
-// Integer + and * wrap (two's complement) instead of being undefined on overflow.
-template <class T>
-PORTA_HOST_DEVICE inline T add_rn(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) {
-#if PORTA_DEVICE_PASS
-    return __fadd_rn(a, b);
-#else
-    return a + b;
-#endif
-  } else if constexpr (std::is_same_v<T, double>) {
-#if PORTA_DEVICE_PASS
-    return __dadd_rn(a, b);
-#else
-    return a + b;
-#endif
-  } else {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  }
-}
-
-template <class T>
-PORTA_HOST_DEVICE inline T mul_rn(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) {
-#if PORTA_DEVICE_PASS
-    return __fmul_rn(a, b);
-#else
-    return a * b;
-#endif
-  } else if constexpr (std::is_same_v<T, double>) {
-#if PORTA_DEVICE_PASS
-    return __dmul_rn(a, b);
-#else
-    return a * b;
-#endif
-  } else {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  }
-}
 
 // max/min propagate NaN (as NumPy), as the canonical NaN, and order -0.0 below +0.0, which makes
 // them associative and commutative on every input, so any evaluation order gives the same bits
@@ -223,22 +158,10 @@ struct AbsOp {
     }
   }
 };
-// exp, log, sin, cos, tanh and sigmoid are porta's own (detail/math.hpp, included at the end of this
-// file: it needs add_rn and mul_rn above) on every backend, so their bits do not depend on the
+// exp, log, sin, cos, tanh, sigmoid and pow are porta's own (detail/math.hpp and math_exp_log.hpp)
+// on every backend, so their bits do not depend on the
 // device's math library; integer arguments go through double. sqrt is IEEE's correctly rounded one
 // everywhere.
-namespace math {
-#define PORTA_DETAIL_MATH_DECLARE(fn)         \
-  PORTA_HOST_DEVICE inline float fn(float x); \
-  PORTA_HOST_DEVICE inline double fn(double x);
-PORTA_DETAIL_MATH_DECLARE(exp)
-PORTA_DETAIL_MATH_DECLARE(log)
-PORTA_DETAIL_MATH_DECLARE(sin)
-PORTA_DETAIL_MATH_DECLARE(cos)
-PORTA_DETAIL_MATH_DECLARE(tanh)
-PORTA_DETAIL_MATH_DECLARE(sigmoid)
-#undef PORTA_DETAIL_MATH_DECLARE
-}  // namespace math
 #define PORTA_DETAIL_MATH_OP(Name, fn)                    \
   struct Name {                                           \
     template <class T>                                    \
@@ -313,7 +236,7 @@ struct PowOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return canonical_nan(std::pow(a, b));
+      return canonical_nan(math::pow(a, b));
     } else {
       // Exact, wrapping integer power by squaring: double pow is not exact on every device.
       if (b < 0) return a == T(1) ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
@@ -375,5 +298,3 @@ struct GeOp {
 };
 
 }  // namespace porta::detail
-
-#include "porta/detail/math.hpp"  // the definitions of the math functions declared above

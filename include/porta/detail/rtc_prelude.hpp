@@ -33,6 +33,8 @@ PORTA_RTC_CPU_MATH(cos)
 PORTA_RTC_CPU_MATH(tanh)
 PORTA_RTC_CPU_MATH(sigmoid)
 #undef PORTA_RTC_CPU_MATH
+extern "C" float porta_cpu_math_pow_f32(float, float) noexcept;
+extern "C" double porta_cpu_math_pow_f64(double, double) noexcept;
 #endif
 // A kernel body: a function of the index and of the launch's arguments, called once per index.
 #define PORTA_RTC_KERNEL PORTA_RTC_FUNCTION
@@ -110,8 +112,8 @@ PORTA_RTC_PORTA_MATH(sigmoid)
 PORTA_RTC_FUNCTION float pow(float a, float b) { return ::powf(a, b); }
 PORTA_RTC_FUNCTION double pow(double a, double b) { return ::pow(a, b); }
 #else
-PORTA_RTC_FUNCTION float pow(float a, float b) { return std::pow(a, b); }
-PORTA_RTC_FUNCTION double pow(double a, double b) { return std::pow(a, b); }
+PORTA_RTC_FUNCTION float pow(float a, float b) { return ::porta_cpu_math_pow_f32(a, b); }
+PORTA_RTC_FUNCTION double pow(double a, double b) { return ::porta_cpu_math_pow_f64(a, b); }
 #endif
 
 // porta's NaN, ops.hpp's canonical_nan: the quiet NaN with no payload and no sign, whatever NaN
