@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // porta::math: scalar functions with the same bits on every device, for user kernels.
 //
-// The built-in operators (porta::exp(x), porta::sin(x), ...) already use these functions on every
-// backend. In your own kernels, `std::exp` and `a * b + c` are the device's: libdevice, ocml or
+// The built-in operators (porta::exp(x), porta::sin(x), porta::pow(x, y), ...) use these functions
+// on every backend. In your own kernels, `std::exp` and `a * b + c` are the device's: libdevice, ocml or
 // glibc give different last bits, and nvcc (by default) or g++ with -mfma may contract a multiply
 // and an add into one fused operation. porta::math gives one result everywhere:
 //
@@ -16,9 +16,10 @@
 // - add, sub, mul, div, sqrt: the correctly rounded IEEE operation, never contracted;
 //   fma(a, b, c): a * b + c rounded once (hardware FMA where the device has one). A NaN result is
 //   the canonical quiet NaN (x86 and NVIDIA GPUs make different NaNs of inf - inf or sqrt(-1)).
-// - exp, log, sin, cos, tanh, sigmoid of float and double: porta's own (porta/detail/math.hpp),
-//   within 1 ulp in float and 2 ulp in double (docs/determinism.md lists the measured maxima); a
-//   NaN result is the canonical quiet NaN.
+// - porta's own functions of float and double (porta/detail/math*.hpp), each within 1 ulp of the
+//   exact value (docs/determinism.md lists the measured maxima), a NaN result the canonical NaN:
+//     exp exp2 exp10 expm1 log log2 log10 log1p pow cbrt hypot
+//     sin cos tan sincos(x, &s, &c) asin acos atan atan2 sinh cosh tanh sigmoid erf erfc
 // The vendor's functions stay one call away (std::exp, ::expf in device code) for kernels that
 // prefer them: usually faster on a GPU, and different in the last bits from device to device.
 // Nothing here is valid under -ffast-math / -use_fast_math, which allow the compiler to reorder.
@@ -28,15 +29,37 @@
 
 #include "porta/detail/config.hpp"
 #include "porta/detail/math.hpp"
-#include "porta/detail/ops.hpp"
+#include "porta/detail/math_erf.hpp"
+#include "porta/detail/math_exp_log.hpp"
+#include "porta/detail/math_trig.hpp"
+#include "porta/detail/rounding.hpp"
 
 namespace porta::math {
 
+using porta::detail::math::acos;
+using porta::detail::math::asin;
+using porta::detail::math::atan;
+using porta::detail::math::atan2;
+using porta::detail::math::cbrt;
 using porta::detail::math::cos;
+using porta::detail::math::cosh;
+using porta::detail::math::erf;
+using porta::detail::math::erfc;
 using porta::detail::math::exp;
+using porta::detail::math::exp10;
+using porta::detail::math::exp2;
+using porta::detail::math::expm1;
+using porta::detail::math::hypot;
 using porta::detail::math::log;
+using porta::detail::math::log10;
+using porta::detail::math::log1p;
+using porta::detail::math::log2;
+using porta::detail::math::pow;
 using porta::detail::math::sigmoid;
 using porta::detail::math::sin;
+using porta::detail::math::sincos;
+using porta::detail::math::sinh;
+using porta::detail::math::tan;
 using porta::detail::math::tanh;
 
 // a + b, a - b, a * b, a / b, each correctly rounded (float or double).
