@@ -517,3 +517,37 @@ TEMPLATE_TEST_CASE("math_exp_log: special values", "[math][ieee]", float, double
   CHECK(ulp_error(pm::hypot(den, den), std::sqrt(2.0L) * den) <= kBound);
   CHECK(same(pm::hypot(big, big), inf));
 }
+
+// A negative base needs to know whether y is an integer and whether it is odd, also where doubles
+// are spaced 1/2 apart (2^51 .. 2^52: the kRound trick stops being exact there) and 1 (2^52 .. 2^53).
+TEST_CASE("math_exp_log: pow of a negative base near 2^51, 2^52 and 2^53", "[math][ieee]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    double y;
+    bool integer, odd;
+  };
+  const Case cases[] = {
+      {0x1p51 - 1, true, true},     {0x1p51 - 0.5, false, false}, {0x1p51, true, false},
+      {0x1p51 + 0.5, false, false}, {0x1p51 + 1, true, true},     {0x1p51 + 2, true, false},
+      {0x1p52 - 0.5, false, false}, {0x1p52 - 1, true, true},     {0x1p52, true, false},
+      {0x1p52 + 1, true, true},     {0x1p53 - 1, true, true},     {0x1p53, true, false},
+      {0x1p53 + 2, true, false},
+  };
+  for (const Case& c : cases)
+    for (const double sign : {1.0, -1.0}) {
+      const double y = sign * c.y;
+      INFO("y = " << porta_test::show(y));
+      // |x| > 1: the magnitude overflows (y > 0) or underflows (y < 0); the sign is x's for odd y.
+      const double big = pm::pow(-9.9, y);
+      const double mag = y > 0 ? inf : 0.0;
+      if (!c.integer) {
+        CHECK(porta_test::same_bits(big, std::numeric_limits<double>::quiet_NaN()));
+      } else {
+        CHECK(porta_test::same_bits(big, c.odd ? -mag : mag));
+      }
+      // x = -1: exactly +-1 for integers.
+      const double one = pm::pow(-1.0, y);
+      if (c.integer) CHECK(one == (c.odd ? -1.0 : 1.0));
+      if (!c.integer) CHECK(std::isnan(one));
+    }
+}

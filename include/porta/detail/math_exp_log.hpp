@@ -167,13 +167,17 @@ PORTA_HOST_DEVICE inline double exp_dd(double xh, double xl) {
 // ---- pow ------------------------------------------------------------------------------------------
 // C99 F.9.4.4 around core = |x|^y (computed for finite nonzero x; anything elsewhere).
 PORTA_HOST_DEVICE inline double pow_special(double x, double y, double core) {
-  // Whether y is an integer, and an odd one: below 2^52, y rounded by the kRound trick (exact
-  // there) and the low bit of that integer; from 2^52 to 2^53, the low bit of the significand;
-  // beyond, every double is an even integer.
+  // Whether y is an integer, and an odd one: below 2^51, y rounded by the kRound trick (exact
+  // there) and the low bit of that integer; from 2^51 to 2^52 (a spacing of 1/2), an integer when
+  // the significand's last bit is clear, odd when the one above it is set; from 2^52 to 2^53, the
+  // last bit; beyond, every double is an even integer.
   const double ay0 = abs_bits(y);
-  const bool below = ay0 < 0x1p52;
-  const double yr = below ? round_int(y) : y;  // y itself where y is an integer
-  const std::uint64_t low = bits(below ? add(y, kRound) : y);
+  const bool below = ay0 < 0x1p51;
+  const bool halves = !below && ay0 < 0x1p52;
+  const std::uint64_t yb = bits(y);
+  // y itself where y is an integer, NaN (unequal to everything) where it is not.
+  const double yr = below ? round_int(y) : ((halves && (yb & 1u)) ? qnan() : y);
+  const std::uint64_t low = below ? bits(add(y, kRound)) : (halves ? yb >> 1 : yb);
   const std::uint64_t odd = (yr == y && ay0 < 0x1p53) ? (low & 1u) : 0u;
   // An odd y gives the result x's sign (-0 and -inf included). Plain selects over doubles and one
   // mask, not a chain of && over the conditions: GCC vectorises these, not the mixed boolean widths.
