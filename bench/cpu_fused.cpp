@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused expressions on the CPU beside the eager operators and an OpenMP loop of the same
-// formula, and porta's math functions (exp, log, sin, cos, tanh: group "math") beside the libm loop.
+// formula, and porta's math functions (exp, log, sin, cos, tanh: group "math") beside the libm loop
+// ("openmp": scalar glibc through a pointer) and glibc's vector functions ("libmvec", cpu_libmvec.cpp).
 // Names, bytes, impls and the group: fused_bench.hpp.
 #include <benchmark/benchmark.h>
 #include <porta/fuse.hpp>
@@ -10,9 +11,11 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
+#include "cpu_libmvec.hpp"
 #include "fused_bench.hpp"
 #include "host_buffer.hpp"
 
@@ -160,8 +163,10 @@ template <class T>
   for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
 }
 
+enum class MathImpl { porta, openmp, libmvec };
+
 template <class T>
-void math_case(benchmark::State& st, const std::string& id, const MathFn<T>& fn, bool porta_impl, std::int64_t n) {
+void math_case(benchmark::State& st, const std::string& id, const MathFn<T>& fn, MathImpl impl, std::int64_t n) {
   auto& d = tenant<MathData<T>>(id, [&] {
     MathData<T> m;
     std::vector<T> x(host_random<T>(n, 0), host_random<T>(n, 0) + n);
@@ -173,11 +178,16 @@ void math_case(benchmark::State& st, const std::string& id, const MathFn<T>& fn,
     return m;
   });
   for (auto _ : st) {
-    if (porta_impl) {
+    if (impl == MathImpl::porta) {
       fn.porta(d.x, d.out, porta::Stream());
       benchmark::DoNotOptimize(d.out.data());
-    } else {
+    } else if (impl == MathImpl::openmp) {
       omp_libm(fn.libm, d.hx.get(), d.hout.get(), n);
+      benchmark::ClobberMemory();
+    } else {
+#if defined(PORTA_BENCH_HAVE_LIBMVEC)
+      libmvec_map<T>(fn.name, d.hx.get(), d.hout.get(), n);
+#endif
       benchmark::ClobberMemory();
     }
   }
@@ -189,9 +199,13 @@ void register_math(std::int64_t n) {
   for (const MathFn<T>& fn : math_fns<T>()) {
     const std::string op = std::string("math_") + fn.name;
     if (!wanted(op, "math")) continue;
-    for (const bool p : {true, false}) {
-      add(op, dtype_name<T>(), p ? "porta" : "openmp", n, [fn, p, n](benchmark::State& st, const std::string& id) {
-        math_case<T>(st, id, fn, p, n);
+    std::vector<std::pair<const char*, MathImpl>> impls = {{"porta", MathImpl::porta}, {"openmp", MathImpl::openmp}};
+#if defined(PORTA_BENCH_HAVE_LIBMVEC)
+    impls.push_back({"libmvec", MathImpl::libmvec});
+#endif
+    for (const auto& [name, impl] : impls) {
+      add(op, dtype_name<T>(), name, n, [fn, impl = impl, n](benchmark::State& st, const std::string& id) {
+        math_case<T>(st, id, fn, impl, n);
       })->UseRealTime();
     }
   }

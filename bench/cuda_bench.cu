@@ -535,6 +535,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_fused.cuh"
 // A map of one element and an empty launch, host-timed (group "small").
 #include "cuda_small_calls.cuh"
+// porta's own math functions beside libdevice (group "math").
+#include "cuda_math.cuh"
 
 namespace porta_bench_cuda {
 
@@ -650,6 +652,7 @@ void register_all() {
   register_sort();
   register_scan_random();
   register_fused();
+  register_math();
 }
 
 void add_context() {
