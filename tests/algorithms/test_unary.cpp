@@ -34,13 +34,16 @@ struct UnaryCase {
 template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
 
-// Integers: computed in double and converted (ops.hpp's via_double).
+// Integers: computed in double and converted (ops.hpp's via_double). The reference is the
+// function in long double rounded to double, then converted: porta's double functions are within
+// 1 ulp, and a naive double formula would not be (1 / (1 + e^-37) rounds to 1, the exact value to
+// 1 - 2^-53, which converts to 0).
 template <class T, class F>
 long double via_double(T x, F f) {
   if constexpr (is_fp<T>) {
     return f(static_cast<long double>(x));
   } else {
-    return static_cast<long double>(static_cast<T>(f(static_cast<double>(x))));
+    return static_cast<long double>(static_cast<T>(static_cast<double>(f(static_cast<long double>(x)))));
   }
 }
 
