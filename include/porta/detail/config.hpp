@@ -3,6 +3,12 @@
 // __host__ __device__, so one definition of each op serves every backend.
 #pragma once
 
+#if defined(__HIPCC__) && !defined(__HIPCC_RTC__)
+// The device intrinsics the ops and math functions use (__fadd_rn, __int_as_float, ...): nvcc
+// declares them in every file, hipcc only through this header.
+#include <hip/hip_runtime.h>
+#endif
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define PORTA_HOST_DEVICE __host__ __device__
 #define PORTA_GPU_COMPILER 1
