@@ -8,7 +8,7 @@ porta_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # under mpirun). HIP's are optional (PORTA_WITH_HIP=0 skips).
 porta_packages=(cmake ninja-build g++ catch2 libopenblas-dev libopenblas0-openmp libbenchmark-dev python3
   pybind11-dev python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel python3-pip
-  libopenmpi-dev openmpi-bin libmpfr-dev)
+  libopenmpi-dev openmpi-bin libmpfr-dev pkg-config libtrilinos-kokkos-dev)
 porta_hip_packages=(hipcc libamdhip64-dev rocm-device-libs librocprim-dev)
 
 porta_install_deps() {
