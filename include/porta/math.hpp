@@ -20,8 +20,9 @@
 //   exact value (docs/determinism.md lists the measured maxima), a NaN result the canonical NaN:
 //     exp exp2 exp10 expm1 log log2 log10 log1p pow cbrt hypot
 //     sin cos tan sincos(x, &s, &c) asin acos atan atan2 sinh cosh tanh sigmoid erf erfc
-// The vendor's functions stay one call away (std::exp, ::expf in device code) for kernels that
-// prefer them: usually faster on a GPU, and different in the last bits from device to device.
+// The vendor's functions stay available for kernels that prefer them, under the same names in
+// porta::fast (porta/fast_math.hpp, included below): usually faster on a GPU, and different in the
+// last bits from device to device (docs/determinism.md, "porta::fast", states the difference).
 // Nothing here is valid under -ffast-math / -use_fast_math, which allow the compiler to reorder.
 #pragma once
 
@@ -115,3 +116,5 @@ PORTA_HOST_DEVICE inline double sqrt(double x) {
 }
 
 }  // namespace porta::math
+
+#include "porta/fast_math.hpp"
