@@ -43,6 +43,7 @@ class Porta(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("cmake@3.21:", type="build")
     depends_on("blas", when="+blas")
     depends_on("mpi", when="+mpi")
+    extends("python", when="+python")  # `spack load porta+python` puts the module on PYTHONPATH
     depends_on("python@3.8:", when="+python", type=("build", "link", "run"))
     depends_on("py-pybind11@2.6:", when="+python", type="build")
     depends_on("cuda@12:", when="+cuda")
@@ -85,5 +86,8 @@ class Porta(CMakePackage, CudaPackage, ROCmPackage):
         if spec.satisfies("+rocm"):
             args.append(self.define("PORTA_HIP_ARCHITECTURES", list(spec.variants["amdgpu_target"].value)))
         if spec.satisfies("+python"):
+            # The module goes to Python's site-packages under porta's prefix (platlib is relative
+            # to the prefix), where extends("python") makes Spack look for it.
             args.append(self.define("Python_EXECUTABLE", spec["python"].command.path))
+            args.append(self.define("PORTA_PYTHON_INSTALL_DIR", spec["python"].package.platlib))
         return args

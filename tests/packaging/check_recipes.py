@@ -201,7 +201,9 @@ class _Spec:
         return self.satisfies(constraint)
 
     def __getitem__(self, name):
-        return types.SimpleNamespace(prefix="/spack/" + name, command=types.SimpleNamespace(path="/spack/%s/bin/%s" % (name, name)))
+        return types.SimpleNamespace(prefix="/spack/" + name,
+                                     command=types.SimpleNamespace(path="/spack/%s/bin/%s" % (name, name)),
+                                     package=types.SimpleNamespace(platlib="lib/python3/site-packages"))
 
 
 def _spack_module():
@@ -287,9 +289,12 @@ def check_spack(report, facts, path):
     spack.package = mod
     saved = {k: sys.modules.get(k) for k in ("spack", "spack.package")}
     sys.modules.update({"spack": spack, "spack.package": mod})
+    namespace = {"__name__": "spack_package_porta"}
     try:
-        namespace = {"__name__": "spack_package_porta"}
-        exec(compile(tree, path, "exec"), namespace)
+        exec(compile(tree, path, "exec"), namespace)  # noqa: S102 - the recipe, with Spack stood in
+    except Exception as e:  # noqa: BLE001 - a name the stand-in lacks is a name Spack lacks too
+        report.fail(recipe, "cannot load the class: %s: %s" % (type(e).__name__, e))
+        return
     finally:
         for k, v in saved.items():
             if v is None:
