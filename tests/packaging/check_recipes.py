@@ -36,7 +36,10 @@ import sys
 import tempfile
 import types
 
-import yaml
+try:
+    import yaml
+except ImportError:
+    sys.exit("check_recipes: %s has no PyYAML (apt-get install python3-yaml)" % sys.executable)
 
 LICENSE = "Apache-2.0"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -156,6 +159,9 @@ def check_renders(report, facts, recipe, baseline, toggled):
         report.fail(recipe, "passes -D%s, which porta's CMake does not declare (%s)" % (name, ", ".join(labels)))
     for name, labels in sorted(not_switch.items()):
         report.fail(recipe, "passes -D%s: a package gives ON or OFF, not AUTO (%s)" % (name, ", ".join(labels)))
+    for label, defines in sorted(toggled.items()):
+        if defines == baseline:
+            report.fail(recipe, "variant %s changes no CMake option" % label)
     for option in facts.required:
         drivers = [v for v, d in sorted(toggled.items())
                    if baseline.get(option, "").upper() == "OFF" and d.get(option, "").upper() == "ON"]
@@ -380,7 +386,9 @@ def check_vcpkg(report, facts, folder):
             report.fail(recipe, str(e))
             return
     # The release configuration is the package: OPTIONS, then OPTIONS_RELEASE win.
-    options = lambda r: parse_defines(r.get("option", []) + r.get("option_release", []))
+    def options(record):
+        return parse_defines(record.get("option", []) + record.get("option_release", []))
+
     check_renders(report, facts, recipe, options(base), {f: options(r) for f, r in toggled.items()})
     for name in parse_defines(base.get("option_debug", [])):
         if name.startswith("PORTA_") and name not in facts.options:
