@@ -43,6 +43,7 @@ except ImportError:
 
 LICENSE = "Apache-2.0"
 HERE = os.path.dirname(os.path.abspath(__file__))
+CMAKE = [shutil.which("cmake") or "cmake"]  # --cmake replaces it (ctest passes its own)
 
 
 # ---- what porta's CMake declares ------------------------------------------------------------------
@@ -362,7 +363,7 @@ def check_vcpkg(report, facts, folder):
     for name in manifest.get("default-features", []):
         if (name["name"] if isinstance(name, dict) else name) not in features:
             report.fail(recipe, "default feature %r is not among the features" % name)
-    cmake = shutil.which("cmake")
+    cmake = CMAKE[0]
     with tempfile.TemporaryDirectory(prefix="porta-vcpkg-") as tmp:
         def render(on):
             out = os.path.join(tmp, "record.txt")
@@ -549,9 +550,12 @@ def main():
                         help="check a copy of the checkout with OLD replaced by NEW in FILE (a path in the checkout)")
     parser.add_argument("--expect-fail", metavar="TEXT",
                         help="succeed only when a problem whose line holds TEXT is found")
+    parser.add_argument("--cmake", help="the cmake that runs the vcpkg portfile (default: cmake on PATH)")
     parser.add_argument("-v", "--verbose", action="store_true", help="also say what each variant drives")
     args = parser.parse_args()
     src = os.path.realpath(args.source)
+    if args.cmake:
+        CMAKE[0] = args.cmake
     with tempfile.TemporaryDirectory(prefix="porta-recipes-") as tmp:
         if args.rename:
             src = mirror_with_renames(src, args.rename, os.path.realpath(tmp))
