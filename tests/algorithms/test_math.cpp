@@ -5,64 +5,40 @@
 // exactly the functions' bits.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "porta/detail/math.hpp"
 #include "porta/fuse.hpp"
+#include "porta/math.hpp"
 #include "support/support.hpp"
+#include "support/ulp.hpp"
 
 namespace pm = porta::detail::math;
 using porta::Array;
 
 namespace {
 
-// |y - ref| in units of T's ulp at ref (the subnormal ulp below the normal range). An overflow to
-// inf where the exact value is beyond T's range counts as correct; NaN must meet NaN.
 template <class T>
-long double ulp_error(T y, long double ref) {
-  if (std::isnan(ref)) return std::isnan(y) ? 0 : 1e30L;
-  if (std::isnan(y)) return 1e30L;
-  if (std::isinf(y) || std::isinf(ref)) {
-    if (y == ref) return 0;
-    const long double big = std::numeric_limits<T>::max();
-    return (std::isinf(y) && std::fabs(ref) > big && std::signbit(y) == std::signbit(ref)) ? 0 : 1e30L;
-  }
-  int e = 0;
-  std::frexp(ref, &e);
-  e = std::max(e, std::numeric_limits<T>::min_exponent);
-  const long double ulp = std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
-  return std::fabs(static_cast<long double>(y) - ref) / ulp;
-}
-
-template <class T>
-struct Fn {
-  const char* name;
-  T (*f)(T);
-  long double (*ref)(long double);
-  double bound;  // asserted max ulp
-};
-
-long double sigmoid_ref(long double x) {
-  return 1.0L / (1.0L + std::exp(-x));
-}
+using Fn = porta_test::UnaryFn<T>;
+using porta_test::bits;
+using porta_test::check_accuracy;
+using porta_test::sigmoid_ref;
+using porta_test::ulp_error;
 
 template <class T>
 std::vector<Fn<T>> functions() {
   constexpr bool d = std::is_same_v<T, double>;
-  return {
-      {"exp", [](T x) { return pm::exp(x); }, [](long double x) { return std::exp(x); }, 1.0},
-      {"log", [](T x) { return pm::log(x); }, [](long double x) { return std::log(x); }, 1.0},
-      {"sin", [](T x) { return pm::sin(x); }, [](long double x) { return std::sin(x); }, 1.0},
-      {"cos", [](T x) { return pm::cos(x); }, [](long double x) { return std::cos(x); }, 1.0},
-      // double tanh and sigmoid: 0.59 and 0.75 ulp at most over 10^7 random inputs and the edge cases
-      // against MPFR (tools/math_accuracy); sigmoid's worst cases are subnormal results (0.53 above).
-      {"tanh", [](T x) { return pm::tanh(x); }, [](long double x) { return std::tanh(x); }, d ? 0.65 : 1.0},
-      {"sigmoid", [](T x) { return pm::sigmoid(x); }, sigmoid_ref, d ? 0.8 : 1.0},
-  };
+  std::vector<Fn<T>> fns =
+      porta_test::select(PORTA_TEST_MATH_UNARY_TABLE(pm), {"exp", "log", "sin", "cos", "tanh", "sigmoid"});
+  // double tanh and sigmoid: 0.59 and 0.75 ulp at most over 10^7 random inputs and the edge cases
+  // against MPFR (tools/math_accuracy); sigmoid's worst cases are subnormal results (0.53 above).
+  for (Fn<T>& fn : fns) {
+    if (fn.name == std::string("tanh")) fn.bound = d ? 0.65 : 1.0;
+    if (fn.name == std::string("sigmoid")) fn.bound = d ? 0.8 : 1.0;
+  }
+  return fns;
 }
 
 // Random inputs: uniform over [lo, hi], and log-uniform magnitudes of both signs over [tiny, big].
@@ -78,26 +54,6 @@ std::vector<T> inputs(std::uint64_t seed, T lo, T hi, T tiny, T big, int n) {
     v.push_back((g() & 1) ? -m : m);
   }
   return v;
-}
-
-template <class T>
-void check_accuracy(const Fn<T>& fn, const std::vector<T>& xs) {
-  long double worst = 0;
-  T at = 0;
-  for (T x : xs) {
-    const long double e = ulp_error(fn.f(x), fn.ref(static_cast<long double>(x)));
-    if (e > worst) worst = e, at = x;
-  }
-  INFO(fn.name << " worst " << static_cast<double>(worst) << " ulp at " << porta_test::show(at) << " over " << xs.size()
-               << " inputs");
-  CHECK(worst <= fn.bound);
-}
-
-template <class T>
-std::uint64_t bits_of(T x) {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &x, sizeof x);
-  return u;
 }
 
 }  // namespace
@@ -128,11 +84,11 @@ TEMPLATE_TEST_CASE("math: special values", "[math][ieee]", float, double) {
   using T = TestType;
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
   const T big = std::numeric_limits<T>::max(), den = std::numeric_limits<T>::denorm_min();
-  const std::uint64_t canonical = bits_of(nan);
+  const std::uint64_t canonical = bits(nan);
   for (const T x : {nan, -nan}) {
     for (const Fn<T>& fn : functions<T>()) {
       INFO(fn.name);
-      CHECK(bits_of(fn.f(x)) == canonical);
+      CHECK(bits(fn.f(x)) == canonical);
     }
   }
   CHECK(pm::exp(T(0)) == T(1));
@@ -151,9 +107,9 @@ TEMPLATE_TEST_CASE("math: special values", "[math][ieee]", float, double) {
   CHECK(pm::log(T(0)) == -inf);
   CHECK(pm::log(T(-0.0)) == -inf);
   CHECK(pm::log(inf) == inf);
-  CHECK(bits_of(pm::log(T(-1))) == canonical);
-  CHECK(bits_of(pm::log(-inf)) == canonical);
-  CHECK(bits_of(pm::log(-den)) == canonical);
+  CHECK(bits(pm::log(T(-1))) == canonical);
+  CHECK(bits(pm::log(-inf)) == canonical);
+  CHECK(bits(pm::log(-den)) == canonical);
   CHECK(pm::log(den) == static_cast<T>(std::log(static_cast<long double>(den))));
   CHECK(pm::sin(T(0)) == T(0));
   CHECK(std::signbit(pm::sin(T(-0.0))));
@@ -161,8 +117,8 @@ TEMPLATE_TEST_CASE("math: special values", "[math][ieee]", float, double) {
   CHECK(pm::cos(T(0)) == T(1));
   CHECK(pm::cos(T(-0.0)) == T(1));
   for (const T x : {inf, -inf}) {
-    CHECK(bits_of(pm::sin(x)) == canonical);
-    CHECK(bits_of(pm::cos(x)) == canonical);
+    CHECK(bits(pm::sin(x)) == canonical);
+    CHECK(bits(pm::cos(x)) == canonical);
   }
   CHECK(pm::tanh(T(0)) == T(0));
   CHECK(std::signbit(pm::tanh(T(-0.0))));
@@ -216,48 +172,35 @@ TEST_CASE("math: sin and cos where range reduction cancels", "[math]") {
 // interval, overflow and the subnormal range; for log, where the exponent changes. (Every float of
 // these fast paths was checked once against long double: sin 0.78 ulp, cos 0.78, exp 0.77, log
 // 0.72.)
-namespace {
-std::vector<float> float_run(float centre, int half) {
-  std::vector<float> v;
-  float lo = centre, hi = centre;
-  for (int i = 0; i < half; ++i) lo = std::nextafter(lo, -std::numeric_limits<float>::infinity());
-  for (float x = lo; v.size() < static_cast<std::size_t>(2 * half + 1); x = std::nextafter(x, hi + 1.0f))
-    v.push_back(x);
-  return v;
-}
-}  // namespace
-
 TEST_CASE("math: float exp, log, sin and cos at the edges of their reductions", "[math]") {
   const long double pio4 = 0.78539816339744830961566084581987572L, ln2 = 0.69314718055994530941723212145817657L;
   std::vector<float> trig;
-  const auto append = [](std::vector<float>& to, const std::vector<float>& from) {
-    to.insert(to.end(), from.begin(), from.end());
-  };
+  using porta_test::append;
   for (int k = 1; k <= 2 * 260; ++k) {  // to beyond kTrigFastLimitF (400 = 509 pi/4)
     const float c = static_cast<float>(k * pio4);
-    append(trig, float_run(c, 2000));
-    append(trig, float_run(-c, 200));
+    append(trig, porta_test::run(c, 2000));
+    append(trig, porta_test::run(-c, 200));
   }
-  append(trig, float_run(pm::kTrigFastLimitF, 20000));
-  append(trig, float_run(-pm::kTrigFastLimitF, 2000));
-  append(trig, float_run(0x1p-12f, 20000));
-  append(trig, float_run(-0x1p-12f, 2000));
+  append(trig, porta_test::run(pm::kTrigFastLimitF, 20000));
+  append(trig, porta_test::run(-pm::kTrigFastLimitF, 2000));
+  append(trig, porta_test::run(0x1p-12f, 20000));
+  append(trig, porta_test::run(-0x1p-12f, 2000));
   for (const Fn<float>& fn : functions<float>()) {
     const std::string name = fn.name;
     if (name == "sin" || name == "cos") check_accuracy(fn, trig);
   }
   std::vector<float> ex;
-  for (int k = -301; k <= 257; k += 2) append(ex, float_run(static_cast<float>(k * ln2 / 2), 2000));
+  for (int k = -301; k <= 257; k += 2) append(ex, porta_test::run(static_cast<float>(k * ln2 / 2), 2000));
   for (const float c : {88.72283f, -87.33655f, -103.27893f, -103.97208f, 0x1p-25f, -0x1p-25f})
-    append(ex, float_run(c, 20000));
+    append(ex, porta_test::run(c, 20000));
   for (const Fn<float>& fn : functions<float>()) {
     const std::string name = fn.name;
     if (name == "exp") check_accuracy(fn, ex);
   }
   // log: where the exponent k changes (m = sqrt(2)), around 1, and at the subnormals' edge.
   std::vector<float> lg;
-  for (int j = -140; j <= 127; ++j) append(lg, float_run(std::ldexp(1.41421356f, j), 300));
-  for (const float c : {1.0f, 0x1p-126f, 0x1.ffp127f}) append(lg, float_run(c, 20000));
+  for (int j = -140; j <= 127; ++j) append(lg, porta_test::run(std::ldexp(1.41421356f, j), 300));
+  for (const float c : {1.0f, 0x1p-126f, 0x1.ffp127f}) append(lg, porta_test::run(c, 20000));
   for (const Fn<float>& fn : functions<float>()) {
     const std::string name = fn.name;
     if (name == "log") check_accuracy(fn, lg);
@@ -291,7 +234,7 @@ TEMPLATE_TEST_CASE("math: every device's maps give the functions' bits", "[math]
     REQUIRE(got.size() == want.size());
     for (std::size_t i = 0; i < got.size(); ++i) {
       INFO("element " << i);
-      REQUIRE(bits_of(got[i]) == bits_of(want[i]));
+      REQUIRE(bits(got[i]) == bits(want[i]));
     }
   };
   same_bits(porta::exp(x).to_vector(), expect([](T v) { return pm::exp(v); }));

@@ -6,114 +6,48 @@
 // special values of C99 Annex F bit for bit, and sincos giving exactly sin's and cos's bits.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "porta/detail/math_erf.hpp"
-#include "porta/detail/math_trig.hpp"
+#include "porta/math.hpp"
 #include "support/support.hpp"
+#include "support/ulp.hpp"
 
 namespace pm = porta::detail::math;
 
 namespace {
 
-// |y - ref| in units of T's ulp at ref (the subnormal ulp below the normal range). An overflow to
-// inf where the exact value is beyond T's range counts as correct; NaN must meet NaN.
+using porta_test::bits;
+using porta_test::check_accuracy;
+using porta_test::uniform;
 template <class T>
-long double ulp_error(T y, long double ref) {
-  if (std::isnan(ref)) return std::isnan(y) ? 0 : 1e30L;
-  if (std::isnan(y)) return 1e30L;
-  if (std::isinf(y) || std::isinf(ref)) return static_cast<long double>(y) == ref ? 0 : 1e30L;
-  int e = 0;
-  std::frexp(ref, &e);
-  e = std::max(e, std::numeric_limits<T>::min_exponent);
-  const long double ulp = std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
-  return std::fabs(static_cast<long double>(y) - ref) / ulp;
-}
-
-template <class T>
-std::uint64_t bits_of(T x) {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &x, sizeof x);
-  return u;
-}
-
-template <class T>
-struct Fn {
-  const char* name;
-  T (*f)(T);
-  long double (*ref)(long double);
-};
+using Fn = porta_test::UnaryFn<T>;
 
 template <class T>
 std::vector<Fn<T>> functions() {
-  return {
-      {"tan", [](T x) { return pm::tan(x); }, [](long double x) { return std::tan(x); }},
-      {"asin", [](T x) { return pm::asin(x); }, [](long double x) { return std::asin(x); }},
-      {"acos", [](T x) { return pm::acos(x); }, [](long double x) { return std::acos(x); }},
-      {"atan", [](T x) { return pm::atan(x); }, [](long double x) { return std::atan(x); }},
-      {"erf", [](T x) { return pm::erf(x); }, [](long double x) { return std::erf(x); }},
-      {"erfc", [](T x) { return pm::erfc(x); }, [](long double x) { return std::erfc(x); }},
-  };
+  return porta_test::select(PORTA_TEST_MATH_UNARY_TABLE(pm), {"tan", "asin", "acos", "atan", "erf", "erfc"});
 }
 
 template <class T>
 Fn<T> function(const std::string& name) {
-  for (const Fn<T>& fn : functions<T>())
-    if (name == fn.name) return fn;
-  FAIL("no function " << name);
-  return {};
-}
-
-// Uniform over [lo, hi].
-template <class T>
-std::vector<T> uniform(std::uint64_t seed, double lo, double hi, int n) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<T> v;
-  for (int i = 0; i < n; ++i) v.push_back(static_cast<T>(u(g)));
-  return v;
+  return porta_test::function(functions<T>(), name);
 }
 
 // Log-uniform magnitudes over [2^e0, 2^e1], both signs.
 template <class T>
 std::vector<T> log_uniform(std::uint64_t seed, double e0, double e1, int n) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(e0, e1);
-  std::vector<T> v;
-  for (int i = 0; i < n; ++i) {
-    const T m = static_cast<T>(std::exp2(u(g)));
-    v.push_back((g() & 1) ? -m : m);
-  }
-  return v;
+  return porta_test::log_uniform_exponents<T>(seed, e0, e1, true, n);
 }
 
 // The 2k + 1 consecutive T values centred on c (and their negatives when both_signs).
 template <class T>
 void add_run(std::vector<T>& v, T c, int k, bool both_signs = true) {
-  T lo = c, hi = c;
-  for (int i = 0; i < k; ++i) lo = std::nextafter(lo, -std::numeric_limits<T>::infinity());
-  for (int i = 0; i < k; ++i) hi = std::nextafter(hi, std::numeric_limits<T>::infinity());
-  for (T x = lo; x <= hi; x = std::nextafter(x, std::numeric_limits<T>::infinity())) {
+  for (const T x : porta_test::run(c, k)) {
     v.push_back(x);
     if (both_signs) v.push_back(-x);
   }
-}
-
-template <class T>
-void check_accuracy(const Fn<T>& fn, const std::vector<T>& xs, double bound = 1.0) {
-  long double worst = 0;
-  T at = 0;
-  for (T x : xs) {
-    const long double e = ulp_error(fn.f(x), fn.ref(static_cast<long double>(x)));
-    if (e > worst) worst = e, at = x;
-  }
-  INFO(fn.name << " worst " << static_cast<double>(worst) << " ulp at " << porta_test::show(at) << " over " << xs.size()
-               << " inputs");
-  CHECK(worst <= bound);
 }
 
 }  // namespace
@@ -199,12 +133,9 @@ TEMPLATE_TEST_CASE("math trig/erf: atan2 in every quadrant against long double",
   constexpr bool d = std::is_same_v<T, double>;
   std::mt19937_64 g(21);
   std::uniform_real_distribution<double> u(-1, 1), l(d ? -1074 : -149, d ? 1023 : 127), m(-40, 40);
-  long double worst = 0;
-  T wy = 0, wx = 0;
+  porta_test::WorstUlp<T> worst;
   const auto check = [&](T y, T x) {
-    const long double e =
-        ulp_error(pm::atan2(y, x), std::atan2(static_cast<long double>(y), static_cast<long double>(x)));
-    if (e > worst) worst = e, wy = y, wx = x;
+    worst.add(pm::atan2(y, x), std::atan2(static_cast<long double>(y), static_cast<long double>(x)), y, x);
   };
   for (int i = 0; i < 40000; ++i) {
     check(static_cast<T>(u(g)), static_cast<T>(u(g)));
@@ -213,59 +144,58 @@ TEMPLATE_TEST_CASE("math trig/erf: atan2 in every quadrant against long double",
     const T c = static_cast<T>(std::exp2(l(g))), e = static_cast<T>(std::exp2(l(g)));
     check((g() & 1) ? -c : c, (g() & 1) ? -e : e);  // quotients that overflow, underflow, go subnormal
   }
-  INFO("atan2 worst " << static_cast<double>(worst) << " ulp at y = " << porta_test::show(wy)
-                      << ", x = " << porta_test::show(wx));
-  CHECK(worst <= 1.0);
+  INFO(worst.describe("atan2", true));
+  CHECK(worst.ulp <= 1.0);
 }
 
 TEMPLATE_TEST_CASE("math trig/erf: special values", "[math][ieee]", float, double) {
   using T = TestType;
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
   const T big = std::numeric_limits<T>::max(), den = std::numeric_limits<T>::denorm_min();
-  const std::uint64_t canonical = bits_of(nan);
+  const std::uint64_t canonical = bits(nan);
   const auto rounded = [](long double v) { return static_cast<T>(v); };
   const long double pi = 3.1415926535897932384626433832795029L;
   for (const T x : {nan, -nan}) {
     for (const Fn<T>& fn : functions<T>()) {
       INFO(fn.name);
-      CHECK(bits_of(fn.f(x)) == canonical);
+      CHECK(bits(fn.f(x)) == canonical);
     }
     T s = 0, c = 0;
     pm::sincos(x, &s, &c);
-    CHECK((bits_of(s) == canonical && bits_of(c) == canonical));
+    CHECK((bits(s) == canonical && bits(c) == canonical));
     for (const T y : {T(1), T(0), inf, nan}) {
-      CHECK(bits_of(pm::atan2(x, y)) == canonical);
-      CHECK(bits_of(pm::atan2(y, x)) == canonical);
+      CHECK(bits(pm::atan2(x, y)) == canonical);
+      CHECK(bits(pm::atan2(y, x)) == canonical);
     }
   }
   // Invalid: tan and sincos of inf, asin and acos beyond [-1, 1].
   for (const T x : {inf, -inf}) {
-    CHECK(bits_of(pm::tan(x)) == canonical);
+    CHECK(bits(pm::tan(x)) == canonical);
     T s = 0, c = 0;
     pm::sincos(x, &s, &c);
-    CHECK((bits_of(s) == canonical && bits_of(c) == canonical));
+    CHECK((bits(s) == canonical && bits(c) == canonical));
   }
   for (const T x : {T(1.5), T(-1.5), std::nextafter(T(1), T(2)), big, inf, -inf}) {
-    CHECK(bits_of(pm::asin(x)) == canonical);
-    CHECK(bits_of(pm::acos(x)) == canonical);
+    CHECK(bits(pm::asin(x)) == canonical);
+    CHECK(bits(pm::acos(x)) == canonical);
   }
   // Signed zeros and the exact results.
   for (const T z : {T(0), T(-0.0)}) {
-    CHECK(bits_of(pm::tan(z)) == bits_of(z));
-    CHECK(bits_of(pm::asin(z)) == bits_of(z));
-    CHECK(bits_of(pm::atan(z)) == bits_of(z));
-    CHECK(bits_of(pm::erf(z)) == bits_of(z));
+    CHECK(bits(pm::tan(z)) == bits(z));
+    CHECK(bits(pm::asin(z)) == bits(z));
+    CHECK(bits(pm::atan(z)) == bits(z));
+    CHECK(bits(pm::erf(z)) == bits(z));
     CHECK(pm::erfc(z) == T(1));
     CHECK(pm::acos(z) == rounded(pi / 2));
     T s = 1, c = 0;
     pm::sincos(z, &s, &c);
-    CHECK(bits_of(s) == bits_of(z));
+    CHECK(bits(s) == bits(z));
     CHECK(c == T(1));
   }
-  CHECK(bits_of(pm::tan(-den)) == bits_of(-den));
-  CHECK(bits_of(pm::asin(-den)) == bits_of(-den));
-  CHECK(bits_of(pm::atan(-den)) == bits_of(-den));
-  CHECK(bits_of(pm::acos(T(1))) == bits_of(T(0)));
+  CHECK(bits(pm::tan(-den)) == bits(-den));
+  CHECK(bits(pm::asin(-den)) == bits(-den));
+  CHECK(bits(pm::atan(-den)) == bits(-den));
+  CHECK(bits(pm::acos(T(1))) == bits(T(0)));
   CHECK(pm::acos(T(-1)) == rounded(pi));
   CHECK(pm::asin(T(1)) == rounded(pi / 2));
   CHECK(pm::asin(T(-1)) == -rounded(pi / 2));
@@ -275,32 +205,32 @@ TEMPLATE_TEST_CASE("math trig/erf: special values", "[math][ieee]", float, doubl
   CHECK(pm::erf(inf) == T(1));
   CHECK(pm::erf(-inf) == T(-1));
   CHECK(pm::erf(big) == T(1));
-  CHECK(bits_of(pm::erfc(inf)) == bits_of(T(0)));
-  CHECK(bits_of(pm::erfc(big)) == bits_of(T(0)));
+  CHECK(bits(pm::erfc(inf)) == bits(T(0)));
+  CHECK(bits(pm::erfc(big)) == bits(T(0)));
   CHECK(pm::erfc(-inf) == T(2));
   CHECK(pm::erfc(-big) == T(2));
   // atan2, C99 Annex F (G.6 and F.9.1.4): every zero and infinite case, bit for bit.
   const T p = rounded(pi), p2 = rounded(pi / 2), p4 = rounded(pi / 4), p34 = rounded(3 * pi / 4);
   for (const T s : {T(1), T(-1)}) {
     const T z = s * T(0);  // +-0 with the sign of s
-    CHECK(bits_of(pm::atan2(z, T(-0.0))) == bits_of(s * p));
-    CHECK(bits_of(pm::atan2(z, T(0))) == bits_of(z));
-    CHECK(bits_of(pm::atan2(z, T(-2))) == bits_of(s * p));
-    CHECK(bits_of(pm::atan2(z, -inf)) == bits_of(s * p));
-    CHECK(bits_of(pm::atan2(z, T(2))) == bits_of(z));
-    CHECK(bits_of(pm::atan2(z, inf)) == bits_of(z));
-    CHECK(bits_of(pm::atan2(s * T(2), T(0))) == bits_of(s * p2));
-    CHECK(bits_of(pm::atan2(s * T(2), T(-0.0))) == bits_of(s * p2));
-    CHECK(bits_of(pm::atan2(s * T(2), -inf)) == bits_of(s * p));
-    CHECK(bits_of(pm::atan2(s * T(2), inf)) == bits_of(z));
-    CHECK(bits_of(pm::atan2(s * big, inf)) == bits_of(z));
-    CHECK(bits_of(pm::atan2(s * inf, T(2))) == bits_of(s * p2));
-    CHECK(bits_of(pm::atan2(s * inf, T(-2))) == bits_of(s * p2));
-    CHECK(bits_of(pm::atan2(s * inf, T(0))) == bits_of(s * p2));
-    CHECK(bits_of(pm::atan2(s * inf, -inf)) == bits_of(s * p34));
-    CHECK(bits_of(pm::atan2(s * inf, inf)) == bits_of(s * p4));
-    CHECK(bits_of(pm::atan2(s * den, big)) == bits_of(z));  // underflows to a signed zero
-    CHECK(bits_of(pm::atan2(s * big, -big)) == bits_of(s * p34));
+    CHECK(bits(pm::atan2(z, T(-0.0))) == bits(s * p));
+    CHECK(bits(pm::atan2(z, T(0))) == bits(z));
+    CHECK(bits(pm::atan2(z, T(-2))) == bits(s * p));
+    CHECK(bits(pm::atan2(z, -inf)) == bits(s * p));
+    CHECK(bits(pm::atan2(z, T(2))) == bits(z));
+    CHECK(bits(pm::atan2(z, inf)) == bits(z));
+    CHECK(bits(pm::atan2(s * T(2), T(0))) == bits(s * p2));
+    CHECK(bits(pm::atan2(s * T(2), T(-0.0))) == bits(s * p2));
+    CHECK(bits(pm::atan2(s * T(2), -inf)) == bits(s * p));
+    CHECK(bits(pm::atan2(s * T(2), inf)) == bits(z));
+    CHECK(bits(pm::atan2(s * big, inf)) == bits(z));
+    CHECK(bits(pm::atan2(s * inf, T(2))) == bits(s * p2));
+    CHECK(bits(pm::atan2(s * inf, T(-2))) == bits(s * p2));
+    CHECK(bits(pm::atan2(s * inf, T(0))) == bits(s * p2));
+    CHECK(bits(pm::atan2(s * inf, -inf)) == bits(s * p34));
+    CHECK(bits(pm::atan2(s * inf, inf)) == bits(s * p4));
+    CHECK(bits(pm::atan2(s * den, big)) == bits(z));  // underflows to a signed zero
+    CHECK(bits(pm::atan2(s * big, -big)) == bits(s * p34));
   }
 }
 
@@ -316,7 +246,7 @@ TEMPLATE_TEST_CASE("math trig/erf: sincos gives sin's and cos's bits", "[math]",
   for (T x : xs) {
     T s = 0, c = 0;
     pm::sincos(x, &s, &c);
-    if (bits_of(s) != bits_of(pm::sin(x)) || bits_of(c) != bits_of(pm::cos(x))) ++bad, at = x;
+    if (bits(s) != bits(pm::sin(x)) || bits(c) != bits(pm::cos(x))) ++bad, at = x;
   }
   INFO(bad << " of " << xs.size() << " differ, e.g. at " << porta_test::show(at));
   CHECK(bad == 0);
