@@ -55,7 +55,16 @@ void describe_allocation(Device device, const void* ptr, porta_dtype dt, const s
 }
 
 void check_borrow(Device device, const void* ptr, std::size_t bytes, const char* fn) {
-  if (device.is_strict()) strict_check_borrow(ptr, bytes, fn);
+  if (device.is_strict()) {
+    strict_check_borrow(ptr, bytes, fn);
+    return;
+  }
+  const porta_backend_v1& t = backend_for(device, fn);
+  const porta_status st = t.check_pointer(device.index, ptr, bytes);
+  // A plugin built before the check existed cannot say; the borrow goes ahead as it did then.
+  if (st == PORTA_ERR_UNSUPPORTED && take_missing_entry() != nullptr) return;
+  if (st == PORTA_ERR_INVALID) throw_invalid(fn, t.last_error());
+  check(st, fn, device);
 }
 
 void* host_alloc(Device device, std::size_t bytes, const char* fn) {

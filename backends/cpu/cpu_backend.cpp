@@ -175,6 +175,11 @@ porta_status memory_stats(int dev, porta_memory_stats_v1* out) noexcept {
   return pool_stats(out);
 }
 
+// Every address is the CPU's (cpu:strict checks its own separate space: strict_check_borrow).
+porta_status check_pointer(int dev, const void*, size_t) noexcept {
+  return check_device(dev, "check_pointer");
+}
+
 porta_status empty_cache(int dev) noexcept {
   if (porta_status st = check_device(dev, "empty_cache"); st != PORTA_OK) return st;
   pool_empty_cache();

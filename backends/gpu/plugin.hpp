@@ -443,6 +443,39 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     return PORTA_OK;
   }
 
+  // Both ends of the range are checked: a borrow of n elements from an allocation of fewer fails
+  // here rather than as an illegal address in a kernel later. Pinned and managed memory are
+  // reachable from every device; pageable host memory only where the device says so (HMM, ATS).
+  static porta_status check_pointer(int dev, const void* ptr, size_t bytes) noexcept {
+    constexpr const char* fn = "check_pointer";
+    if (ptr == nullptr || bytes == 0) return PORTA_OK;
+    PORTA_GPU_ENTER(dev, fn);
+    const auto* first = static_cast<const unsigned char*>(ptr);
+    const unsigned char* ends[2] = {first, first + (bytes - 1)};
+    for (int i = 0; i < 2; ++i) {
+      typename Api::Pointer kind = Api::Pointer::other;
+      int owner = -1;
+      PORTA_GPU_CALL(fn, pointer_kind, ends[i], &kind, &owner);
+      const char* which = i == 0 ? "its first byte" : "its last byte";
+      if (kind == Api::Pointer::device && owner != dev)
+        return backend::set_error(PORTA_ERR_INVALID, "the memory at %p (%s) is memory of %s:%d, not of %s:%d", ptr,
+                                  which, Api::kPrefix, owner, Api::kPrefix, dev);
+      if (kind == Api::Pointer::other) {
+        int pageable = 0;
+        if (Api::pageable_access(dev, &pageable) != Api::kSuccess) {
+          (void)Api::get_last_error();
+          pageable = 0;
+        }
+        if (!pageable)
+          return backend::set_error(PORTA_ERR_INVALID,
+                                    "the memory at %p (%s, %zu bytes in all) is not %s device memory: ordinary host "
+                                    "memory, or past the end of an allocation; copy host data with Array::from",
+                                    ptr, which, bytes, Api::kName);
+      }
+    }
+    return PORTA_OK;
+  }
+
   static porta_status memory_stats(int dev, porta_memory_stats_v1* out) noexcept {
     constexpr const char* fn = "memory_stats";
     if (out == nullptr) return backend::set_error(PORTA_ERR_INVALID, "%s: NULL output", fn);

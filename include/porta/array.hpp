@@ -266,6 +266,8 @@ class Array {
   // elements on `device`. porta never frees it; `keep_alive` (which may be null when the caller
   // guarantees the lifetime) is released with the last Array (or view) that holds it, without
   // waiting for work still queued on the memory: synchronize first where the owner may reuse it.
+  // Memory that `device` cannot use (host memory for a GPU, another GPU's memory, a range past the
+  // end of an allocation: both ends are checked) is an InvalidArgument saying what it is instead.
   static Array borrow(T* data, Shape shape, Device device, std::shared_ptr<void> keep_alive) {
     if (data == nullptr && shape.size() > 0)
       detail::throw_invalid("porta::Array::borrow", ("data is a null pointer for " + std::to_string(shape.size()) +

@@ -408,6 +408,11 @@ typedef struct porta_backend_v1 {
    * blocks the device keeps resident (the faster shape for one element per index). */
   porta_status (*rtc_launch_cover)(int dev, porta_rtc_kernel k, int64_t n, const void* args, size_t args_bytes,
                                    porta_stream s);
+  /* ---- memory porta did not allocate ---- */
+  /* PORTA_OK when the kernels of dev can use the bytes [ptr, ptr + bytes) as that device's memory
+   * (Array::borrow, DLPack); PORTA_ERR_INVALID, with last_error saying what the memory is instead
+   * (ordinary host memory, another device's memory), when they cannot. */
+  porta_status (*check_pointer)(int dev, const void* ptr, size_t bytes);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

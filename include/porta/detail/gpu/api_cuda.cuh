@@ -116,6 +116,24 @@ struct ApiCuda {
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s);
   }
+  // What `p` points to (Array::borrow checks it): device memory of *owner, managed memory, page-locked
+  // host memory, or other (ordinary host memory, or nothing the runtime allocated).
+  enum class Pointer { device, managed, pinned, other };
+  static Error pointer_kind(const void* p, Pointer* kind, int* owner) {
+    cudaPointerAttributes a{};
+    const cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess) return e;
+    *owner = a.device;
+    *kind = a.type == cudaMemoryTypeDevice    ? Pointer::device
+            : a.type == cudaMemoryTypeManaged ? Pointer::managed
+            : a.type == cudaMemoryTypeHost    ? Pointer::pinned
+                                              : Pointer::other;
+    return e;
+  }
+  // Whether the device's kernels reach ordinary (pageable) host memory (HMM, ATS).
+  static Error pageable_access(int dev, int* ok) {
+    return cudaDeviceGetAttribute(ok, cudaDevAttrPageableMemoryAccess, dev);
+  }
   // Between two devices of this runtime. Without peer access the driver stages the copy itself.
   static Error can_access_peer(int* ok, int dev, int peer) { return cudaDeviceCanAccessPeer(ok, dev, peer); }
   // From the current device to `peer`'s memory; enabling twice is not an error here.

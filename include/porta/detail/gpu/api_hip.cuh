@@ -136,8 +136,36 @@ struct ApiHip {
   static Error copy_to_host_async(void* dst, const void* src, std::size_t bytes, Stream s) {
     return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
   }
+  enum class Pointer { device, managed, pinned, other };
+  static Error pointer_kind(const void* p, Pointer* kind, int* owner) {
+    hipPointerAttribute_t a{};
+    const hipError_t e = hipPointerGetAttributes(&a, p);
+    if (e == hipErrorInvalidValue) {  // ROCm's answer for memory it did not allocate
+      (void)hipGetLastError();
+      *kind = Pointer::other;
+      *owner = -1;
+      return hipSuccess;
+    }
+    if (e != hipSuccess) return e;
+#if HIP_VERSION_MAJOR >= 6
+    const hipMemoryType t = a.type;
+#else
+    const hipMemoryType t = a.memoryType;
+#endif
+    *owner = a.device;
+    *kind = a.isManaged                ? Pointer::managed
+            : t == hipMemoryTypeDevice ? Pointer::device
+            : t == hipMemoryTypeHost   ? Pointer::pinned
+                                       : Pointer::other;
+    return e;
+  }
+  static Error pageable_access(int dev, int* ok) {
+    return hipDeviceGetAttribute(ok, hipDeviceAttributePageableMemoryAccess, dev);
+  }
   // Between two devices of this runtime. Without peer access the runtime stages the copy itself.
-  static Error can_access_peer(int* ok, int dev, int peer) { return hipDeviceCanAccessPeer(ok, dev, peer); }
+  static Error can_access_peer(int* ok, int dev, int peer) {
+    return hipDeviceCanAccessPeer(ok, dev, peer);
+  }
   // From the current device to `peer`'s memory; enabling twice is not an error here.
   static Error enable_peer_access(int peer) {
     const hipError_t e = hipDeviceEnablePeerAccess(peer, 0);
@@ -149,20 +177,44 @@ struct ApiHip {
     return hipMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, s);
   }
   // An event only for ordering (no timing): cheaper to record and to wait on.
-  static Error event_create_ordering(Event* e) { return hipEventCreateWithFlags(e, hipEventDisableTiming); }
+  static Error event_create_ordering(Event* e) {
+    return hipEventCreateWithFlags(e, hipEventDisableTiming);
+  }
 
   // ---- streams and events -----------------------------------------------------------------------
-  static Error stream_create(Stream* s) { return hipStreamCreateWithFlags(s, hipStreamDefault); }
-  static Error stream_destroy(Stream s) { return hipStreamDestroy(s); }
-  static Error stream_synchronize(Stream s) { return hipStreamSynchronize(s); }
-  static Error stream_query(Stream s) { return hipStreamQuery(s); }
-  static Error stream_wait_event(Stream s, Event e) { return hipStreamWaitEvent(s, e, 0); }
-  static Error event_create(Event* e) { return hipEventCreateWithFlags(e, hipEventDefault); }
-  static Error event_destroy(Event e) { return hipEventDestroy(e); }
-  static Error event_record(Event e, Stream s) { return hipEventRecord(e, s); }
-  static Error event_synchronize(Event e) { return hipEventSynchronize(e); }
-  static Error event_query(Event e) { return hipEventQuery(e); }
-  static Error event_elapsed_ms(float* ms, Event start, Event end) { return hipEventElapsedTime(ms, start, end); }
+  static Error stream_create(Stream* s) {
+    return hipStreamCreateWithFlags(s, hipStreamDefault);
+  }
+  static Error stream_destroy(Stream s) {
+    return hipStreamDestroy(s);
+  }
+  static Error stream_synchronize(Stream s) {
+    return hipStreamSynchronize(s);
+  }
+  static Error stream_query(Stream s) {
+    return hipStreamQuery(s);
+  }
+  static Error stream_wait_event(Stream s, Event e) {
+    return hipStreamWaitEvent(s, e, 0);
+  }
+  static Error event_create(Event* e) {
+    return hipEventCreateWithFlags(e, hipEventDefault);
+  }
+  static Error event_destroy(Event e) {
+    return hipEventDestroy(e);
+  }
+  static Error event_record(Event e, Stream s) {
+    return hipEventRecord(e, s);
+  }
+  static Error event_synchronize(Event e) {
+    return hipEventSynchronize(e);
+  }
+  static Error event_query(Event e) {
+    return hipEventQuery(e);
+  }
+  static Error event_elapsed_ms(float* ms, Event start, Event end) {
+    return hipEventElapsedTime(ms, start, end);
+  }
 
 #if defined(__HIP__)
   // The one kernel launcher (api_cuda.cuh says more).
