@@ -16,7 +16,7 @@
 //   to many ulp over the range: nothing here is less accurate than the vendor's default.
 // - HIP device code: ROCm's ocml, through the same names.
 // - The CPU: the C++ library's std::exp and friends (glibc on Linux: within the "known maximum
-//   errors" of its manual, 1 or 2 ulp for these functions, erfc 3 and 5). glibc's vector
+//   errors" of its manual, 1 or 2 ulp for most of these, double cbrt 4, erfc 3 and 5). glibc's vector
 //   functions (libmvec) are used only under -ffast-math, which porta does not use, so a CPU kernel
 //   calls the scalar function per element.
 // sigmoid has no vendor function: it is 1 / (1 + e^-x) (e^x / (1 + e^x) for x < 0, so that it
@@ -112,8 +112,8 @@ PORTA_HOST_DEVICE inline double exp10(double x) {
 #endif
 }
 
-// sin and cos from one reduction where the vendor has it (CUDA, HIP); the host's std::sin and
-// std::cos (GCC merges the pair into glibc's sincos, whose results are sin's and cos's).
+// sin and cos from one reduction where the vendor has it (CUDA, HIP); on the host std::sin and
+// std::cos, since C++ has no sincos.
 PORTA_HOST_DEVICE inline void sincos(float x, float* s, float* c) {
 #if PORTA_DEVICE_PASS
   ::sincosf(x, s, c);
