@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-# Install rules and the exported package: find_package(porta) + porta::porta.
+# Install rules and the exported package: find_package(porta) + porta::porta, porta.pc for
+# pkg-config, and the .deb (cmake/PortaPackage.cmake). Every file of the install tree names other
+# files by relative paths ($ORIGIN run paths, the package's own folder, ${pcfiledir}), so the tree
+# works when moved to another prefix; docs/install.md says what each file is for.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS porta EXPORT portaTargets
@@ -15,6 +18,24 @@ configure_package_config_file(cmake/portaConfig.cmake.in ${PROJECT_BINARY_DIR}/p
   INSTALL_DESTINATION ${PORTA_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/portaConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+# PortaHipLanguage.cmake: porta_add_kernels enables HIP through it, and a consumer of a porta with
+# both GPU backends includes it to enable HIP beside CUDA (find_package enables only CUDA then).
 install(FILES ${PROJECT_BINARY_DIR}/portaConfig.cmake ${PROJECT_BINARY_DIR}/portaConfigVersion.cmake
-              cmake/PortaKernels.cmake
+              cmake/PortaKernels.cmake cmake/PortaHipLanguage.cmake
         DESTINATION ${PORTA_CMAKE_DIR})
+
+# ---- porta.pc ------------------------------------------------------------------------------------
+# The prefix is found from the .pc file's own folder, so that a moved tree still gives its own paths.
+file(RELATIVE_PATH PORTA_PC_PREFIX_FROM_PCDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" PORTA_PC_PREFIX_FROM_PCDIR "${PORTA_PC_PREFIX_FROM_PCDIR}")
+# Header-only user kernels (porta/kernels.hpp) run their CPU loops with OpenMP in the user's code,
+# so a pkg-config user needs the flag to compile and to link, as porta::porta gives it in CMake.
+set(PORTA_PC_OPENMP_FLAGS "")
+if(PORTA_HAVE_OPENMP AND OpenMP_CXX_FLAGS)
+  set(PORTA_PC_OPENMP_FLAGS " ${OpenMP_CXX_FLAGS}")
+endif()
+string(JOIN "," PORTA_GPU_BACKENDS_TEXT ${PORTA_GPU_BACKENDS_BUILT})
+configure_file(cmake/porta.pc.in ${PROJECT_BINARY_DIR}/porta.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/porta.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+include(${CMAKE_CURRENT_LIST_DIR}/PortaPackage.cmake)
