@@ -8,7 +8,7 @@
 #   porta_add_kernels(app SOURCES kernels.cpp)
 #
 #   porta_add_kernels(<target> SOURCES <file>...
-#                     [LANGUAGE CUDA|HIP]                 # default: CUDA if built, else HIP
+#                     [LANGUAGE CUDA|HIP|CXX]             # default: CUDA if built, else HIP
 #                     [CUDA_ARCHITECTURES <arch>...]      # default: the target's, else PORTA_CUDA_ARCHITECTURES
 #                     [HIP_ARCHITECTURES <gfx>...])       # default: the target's, else PORTA_HIP_ARCHITECTURES
 #
@@ -16,7 +16,8 @@
 # --extended-lambda for PORTA_LAMBDA and --expt-relaxed-constexpr for porta's ops); with HIP they
 # become HIP sources. In a CPU-only build, or where the GPU compiler is missing, nothing changes:
 # the sources stay C++ and their kernels run on the CPU (a GPU device then reports Unavailable,
-# naming this function).
+# naming this function). LANGUAGE CXX asks for that in any build: a CPU-only target in a project
+# that compiles other targets' kernels for a GPU.
 #
 # Which CUDA runtime: the static one (libcudart_static.a), so that the program starts, and runs on
 # the CPU, on a machine without libcudart.so or a driver, as porta's own binaries do; it opens the
@@ -145,8 +146,11 @@ function(porta_add_kernels target)
   if(_pak_LANGUAGE)
     string(TOUPPER "${_pak_LANGUAGE}" _lang)
     string(TOLOWER "${_pak_LANGUAGE}" _backend)
+    if(_lang STREQUAL "CXX")
+      return()  # CPU-only by request
+    endif()
     if(NOT _lang MATCHES "^(CUDA|HIP)$")
-      message(FATAL_ERROR "porta_add_kernels(${target}): LANGUAGE must be CUDA or HIP, not '${_pak_LANGUAGE}'")
+      message(FATAL_ERROR "porta_add_kernels(${target}): LANGUAGE must be CUDA, HIP or CXX, not '${_pak_LANGUAGE}'")
     endif()
     if(NOT _backend IN_LIST _backends)
       message(FATAL_ERROR "porta_add_kernels(${target}): porta was built without ${_lang} "
