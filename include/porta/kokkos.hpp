@@ -137,11 +137,14 @@ Array<typename ViewT::non_const_value_type> from_kokkos(const ViewT& view, Devic
   static_assert(Facts::known,
                 "porta::from_kokkos: porta reads Views of Kokkos::HostSpace, CudaSpace, CudaUVMSpace and HIPSpace");
 
-  const std::string what = std::string("a ") + detail::kokkos_layout_name<Layout>() + " View of rank " +
-                           std::to_string(rank) + " (\"" + view.label() + "\")";
+  // Built only for a message: a wrap that succeeds makes no strings.
+  const auto what = [&view] {
+    return std::string("a ") + detail::kokkos_layout_name<Layout>() + " View of rank " + std::to_string(rank) + " (\"" +
+           view.label() + "\")";
+  };
   if (std::is_same_v<Layout, Kokkos::LayoutLeft> && rank > 1)
-    detail::throw_invalid(fn, (what + " is column-major and porta Arrays are row-major: declare the View "
-                                      "Kokkos::LayoutRight, or Kokkos::deep_copy it into a LayoutRight View first")
+    detail::throw_invalid(fn, (what() + " is column-major and porta Arrays are row-major: declare the View "
+                                        "Kokkos::LayoutRight, or Kokkos::deep_copy it into a LayoutRight View first")
                                   .c_str());
   std::int64_t dims[Shape::kMaxRank] = {};
   for (int i = 0; i < rank; ++i) dims[i] = static_cast<std::int64_t>(view.extent(static_cast<unsigned>(i)));
@@ -153,7 +156,7 @@ Array<typename ViewT::non_const_value_type> from_kokkos(const ViewT& view, Devic
     for (int i = rank - 1; i >= 0; --i) {
       if (dims[i] != 1 && static_cast<std::int64_t>(view.stride(static_cast<std::size_t>(i))) != expect)
         detail::throw_invalid(
-            fn, (what + " of " + shape.to_string() + " is not contiguous row-major memory (span_is_contiguous() is " +
+            fn, (what() + " of " + shape.to_string() + " is not contiguous row-major memory (span_is_contiguous() is " +
                  (view.span_is_contiguous() ? "true" : "false") + ", stride of axis " + std::to_string(i) + " is " +
                  std::to_string(view.stride(static_cast<std::size_t>(i))) + ", row-major needs " +
                  std::to_string(expect) + "): Kokkos::deep_copy it into a Kokkos::LayoutRight View first")
