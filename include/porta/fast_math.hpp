@@ -95,17 +95,17 @@ PORTA_FAST_BINARY(hypot)
 #undef PORTA_FAST_UNARY
 #undef PORTA_FAST_BINARY
 
-// 10^x: CUDA and HIP have exp10f / exp10, glibc has them as GNU extensions; C++ has no std:: form,
-// so elsewhere it is pow(10, x) (less accurate for large |x|: 10 is exact, but pow rounds x ln 10).
+// 10^x: CUDA and HIP have exp10f / exp10, glibc has them as GNU extensions (under _GNU_SOURCE,
+// which g++ defines); C++ has no std:: form, so elsewhere it is pow(10, x), within pow's bound.
 PORTA_HOST_DEVICE inline float exp10(float x) {
-#if PORTA_DEVICE_PASS || defined(__GLIBC__)
+#if PORTA_DEVICE_PASS || (defined(__GLIBC__) && defined(__USE_GNU))
   return ::exp10f(x);
 #else
   return std::pow(10.0f, x);
 #endif
 }
 PORTA_HOST_DEVICE inline double exp10(double x) {
-#if PORTA_DEVICE_PASS || defined(__GLIBC__)
+#if PORTA_DEVICE_PASS || (defined(__GLIBC__) && defined(__USE_GNU))
   return ::exp10(x);
 #else
   return std::pow(10.0, x);
