@@ -38,16 +38,17 @@ string(JOIN ", " _porta_deb_gpu ${PORTA_GPU_BACKENDS_BUILT})
 if(NOT _porta_deb_gpu)
   set(_porta_deb_gpu "none")
 endif()
+# The summary is CPACK_PACKAGE_DESCRIPTION_SUMMARY; cpack indents these lines and marks the
+# empty one as Debian's paragraph break.
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "${PROJECT_DESCRIPTION}\n"
-    " porta runs one scientific code on NVIDIA GPUs (CUDA), AMD GPUs (HIP) and CPUs\n"
-    " (OpenMP), with the same bits on every device. This package holds libporta, its\n"
-    " GPU plugins (built: ${_porta_deb_gpu}), porta-info, the C++17 headers, the CMake\n"
-    " package (find_package(porta), porta_add_kernels) and porta.pc for pkg-config.\n"
-    " .\n"
-    " The GPU plugins load the CUDA or ROCm runtime at run time, so neither is a\n"
-    " dependency: without them, programs run on the CPU and porta-info says why a\n"
-    " GPU is unavailable.")
+    "porta runs one scientific code on NVIDIA GPUs (CUDA), AMD GPUs (HIP) and CPUs\n"
+    "(OpenMP), with the same bits on every device. This package holds libporta, its\n"
+    "GPU plugins (built: ${_porta_deb_gpu}), porta-info, the C++17 headers, the CMake\n"
+    "package (find_package(porta), porta_add_kernels) and porta.pc for pkg-config.\n"
+    "\n"
+    "The GPU plugins load the CUDA or ROCm runtime at run time, so neither is a\n"
+    "dependency: without them, programs run on the CPU and porta-info says why a\n"
+    "GPU is unavailable.")
 string(REPLACE ";" "" CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
 # The plugins' runtimes would become dependencies if dpkg-shlibdeps read every file of the package.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
@@ -68,8 +69,12 @@ set(_porta_deb_depends "libc6" "libgcc-s1" "libstdc++6")
 if(PORTA_HAVE_OPENMP AND "gomp" IN_LIST OpenMP_CXX_LIB_NAMES)
   list(APPEND _porta_deb_depends "libgomp1")
 endif()
+# libporta's run path names OpenBLAS's OpenMP build (backends/cpu/CMakeLists.txt says why), which
+# dpkg-shlibdeps reports only as libopenblas0, the name every OpenBLAS build provides.
+set(PORTA_DEB_EXTRA_DEPENDS "")
 if(PORTA_BLAS_LIBRARIES MATCHES "openblas-openmp")
   list(APPEND _porta_deb_depends "libopenblas0-openmp")
+  set(PORTA_DEB_EXTRA_DEPENDS ", libopenblas0-openmp")
 elseif(PORTA_BLAS_LIBRARIES MATCHES "openblas-pthread")
   list(APPEND _porta_deb_depends "libopenblas0-pthread")
 elseif(PORTA_BLAS_LIBRARIES MATCHES "openblas")
@@ -93,10 +98,11 @@ if(CPACK_GENERATOR STREQUAL "DEB")
     set(_dir "${CPACK_PACKAGE_DIRECTORY}/porta-shlibdeps")
     # dpkg-shlibdeps reads the package's architecture from a control file.
     file(WRITE "${_dir}/debian/control" "Source: porta\n\nPackage: porta\nArchitecture: any\n")
-    execute_process(COMMAND ${_porta_shlibdeps} -O @PORTA_DEB_SHLIBDEPS_ARGS@
+    # --ignore-missing-info: porta-info's libporta is this package's own, in no installed package.
+    execute_process(COMMAND ${_porta_shlibdeps} -O --ignore-missing-info @PORTA_DEB_SHLIBDEPS_ARGS@
                     WORKING_DIRECTORY "${_dir}" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
     if(_rc EQUAL 0 AND _out MATCHES "shlibs:Depends=([^\n]+)")
-      set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CMAKE_MATCH_1}")
+      set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CMAKE_MATCH_1}@PORTA_DEB_EXTRA_DEPENDS@")
     else()
       message(STATUS "porta: dpkg-shlibdeps failed (${_err}); Depends: ${CPACK_DEBIAN_PACKAGE_DEPENDS}")
     endif()
