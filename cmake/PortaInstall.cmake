@@ -25,9 +25,22 @@ install(FILES ${PROJECT_BINARY_DIR}/portaConfig.cmake ${PROJECT_BINARY_DIR}/port
         DESTINATION ${PORTA_CMAKE_DIR})
 
 # ---- porta.pc ------------------------------------------------------------------------------------
-# The prefix is found from the .pc file's own folder, so that a moved tree still gives its own paths.
-file(RELATIVE_PATH PORTA_PC_PREFIX_FROM_PCDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-string(REGEX REPLACE "/$" "" PORTA_PC_PREFIX_FROM_PCDIR "${PORTA_PC_PREFIX_FROM_PCDIR}")
+# The prefix is found from the .pc file's own folder, so that a moved tree still gives its own paths
+# (absolute install folders, which GNUInstallDirs allows, are written as they are: they do not move).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(PORTA_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH _porta_pc_up /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+  string(REGEX REPLACE "/$" "" _porta_pc_up "${_porta_pc_up}")
+  set(PORTA_PC_PREFIX "\${pcfiledir}/${_porta_pc_up}")
+endif()
+set(PORTA_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+set(PORTA_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+foreach(_v LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_v}}")
+    set(PORTA_PC_${_v} "${CMAKE_INSTALL_${_v}}")
+  endif()
+endforeach()
 # Header-only user kernels (porta/kernels.hpp) run their CPU loops with OpenMP in the user's code,
 # so a pkg-config user needs the flag to compile and to link, as porta::porta gives it in CMake.
 set(PORTA_PC_OPENMP_FLAGS "")
