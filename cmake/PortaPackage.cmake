@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The Debian package (.deb) of an install: libporta, the plugins built, porta-info, the headers, the
-# CMake package and porta.pc, under /usr. Made from this build's install rules, building nothing:
+# CMake package and porta.pc, under /usr. Made from this build's install rules; cpack builds nothing
+# (the `package` target builds everything first):
 #
 #   cpack -G DEB --config build/CPackConfig.cmake -B <folder>     # or: cmake --build build --target package
 #
