@@ -2,14 +2,7 @@
 # Driver of the install:* tests (tests/install/CMakeLists.txt): cmake -D... -P run_consumer.cmake
 cmake_minimum_required(VERSION 3.21)
 
-function(run)
-  string(JOIN " " _cmd ${ARGN})
-  message(STATUS "run: ${_cmd}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE _rc)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "failed (${_rc}): ${_cmd}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/driver_common.cmake)
 
 # A consumer whose kernels were linked with the static CUDA runtime must start without libcudart.so
 #: its load-time closure holds none, and it runs with the CUDA libraries hidden. The
@@ -37,21 +30,6 @@ endfunction()
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-set(_configure
-  -G "${GENERATOR}"
-  -DCMAKE_CXX_COMPILER=${CXX}
-  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-  "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
-  # the consumer must find the installed package, not a registry entry or this build tree
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-  -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
-if(MAKE_PROGRAM)
-  list(APPEND _configure -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
-endif()
-if(CONFIG)
-  list(APPEND _configure -DCMAKE_BUILD_TYPE=${CONFIG})
-  set(_config_args --config ${CONFIG})
-endif()
 
 if(MODE STREQUAL "find_package")
   # Copies the already built files; builds nothing.

@@ -4,14 +4,7 @@
 # Each copies what the build made (cmake --install, cpack) and builds only small consumers.
 cmake_minimum_required(VERSION 3.21)
 
-function(run)
-  string(JOIN " " _cmd ${ARGN})
-  message(STATUS "run: ${_cmd}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE _rc)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "failed (${_rc}): ${_cmd}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/driver_common.cmake)
 
 # Runs a command and returns its stdout and stderr together in `out_var`, failing on an error.
 function(run_capture out_var)
@@ -43,21 +36,6 @@ endfunction()
 # is, not from a search path left in the caller's environment.
 set(_env ${CMAKE_COMMAND} -E env --unset=PORTA_BACKEND_PATH --unset=LD_LIBRARY_PATH --unset=PKG_CONFIG_PATH)
 
-set(_configure
-  -G "${GENERATOR}"
-  -DCMAKE_CXX_COMPILER=${CXX}
-  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-  "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
-  # the consumer must find the package under test, not a registry entry or this build tree
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-  -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
-if(MAKE_PROGRAM)
-  list(APPEND _configure -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
-endif()
-if(CONFIG)
-  list(APPEND _configure -DCMAKE_BUILD_TYPE=${CONFIG})
-  set(_config_args --config ${CONFIG})
-endif()
 
 # The lib folder under `prefix` (lib, lib64 or lib/<multiarch>, as GNUInstallDirs chose).
 function(find_libdir prefix out_var)
