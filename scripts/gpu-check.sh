@@ -122,7 +122,7 @@ if want sanitize && command -v compute-sanitizer >/dev/null; then
       "$build/bin/porta_algorithm_tests" '[reduce]'
   done
   use initcheck examples && for ex in quickstart multiply_them vector_add arrays devices "mlp --steps 12 --batch 256" mlp_test \
-            "overlap --chunks 4 --chunk-mb 4" heat cg; do
+            "overlap --chunks 4 --chunk-mb 4" heat cg "nbody --n 256 --steps 5" "monte_carlo --draws 65536"; do
     set -- $ex
     [ -x "$build/bin/$1" ] || continue
     run "initcheck $1" "$log" env PORTA_DEVICE=cuda:0 timeout 300 "${cs[@]}" --tool initcheck "$build/bin/$1" "${@:2}"
