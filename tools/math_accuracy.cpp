@@ -25,7 +25,7 @@
 // A function is one line of table() below.
 //
 // On a machine without MPFR (the GPU machine's host), a static build carries it:
-//   g++ -std=c++17 -O2 -march=x86-64-v3 -fopenmp -ffp-contract=off -Iinclude tools/math_accuracy.cpp \
+//   g++ -std=c++17 -O2 -march=x86-64-v3 -fopenmp -ffp-contract=off -Iinclude tools/math_accuracy.cpp
 //       -static -o math_accuracy /usr/lib/x86_64-linux-gnu/libmpfr.a /usr/lib/x86_64-linux-gnu/libgmp.a
 #include <mpfr.h>
 
