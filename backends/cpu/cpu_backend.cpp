@@ -180,6 +180,14 @@ porta_status check_pointer(int dev, const void*, size_t) noexcept {
   return check_device(dev, "check_pointer");
 }
 
+// Profilers' ranges are a GPU vendor's (NVTX, roctx): the CPU has none to open.
+porta_status range_push(int dev, const char*) noexcept {
+  return check_device(dev, "range_push");
+}
+porta_status range_pop(int dev) noexcept {
+  return check_device(dev, "range_pop");
+}
+
 porta_status empty_cache(int dev) noexcept {
   if (porta_status st = check_device(dev, "empty_cache"); st != PORTA_OK) return st;
   pool_empty_cache();

@@ -795,6 +795,18 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
                [&] { return Launch::scan(op, dt, (flags & PORTA_SCAN_EXCLUSIVE) != 0, outer, n, inner, x, y, s); });
   }
 
+  // ---- profiler ranges --------------------------------------------------------------------------
+  // The range is the calling thread's, whatever device is current: no device is entered, so a range
+  // costs the profiler library's call alone.
+  static porta_status range_push(int, const char* name) noexcept {
+    Api::range_push(name != nullptr ? name : "");
+    return PORTA_OK;
+  }
+  static porta_status range_pop(int) noexcept {
+    Api::range_pop();
+    return PORTA_OK;
+  }
+
 #undef PORTA_GPU_CATCH
 #undef PORTA_GPU_TRY
 #undef PORTA_GPU_CALL

@@ -413,6 +413,14 @@ typedef struct porta_backend_v1 {
    * (Array::borrow, DLPack); PORTA_ERR_INVALID, with last_error saying what the memory is instead
    * (ordinary host memory, another device's memory), when they cannot. */
   porta_status (*check_pointer)(int dev, const void* ptr, size_t bytes);
+  /* ---- profiler ranges ---- */
+  /* Opens a range named `name` (copied before the call returns) on the calling thread's stack of
+   * the vendor profiler's ranges (NVTX on CUDA, roctx on HIP), so that Nsight Systems or rocprof
+   * shows porta's kernels and regions by name; range_pop closes the innermost one. Ranges belong to
+   * the thread, not to dev, which only says whose backend is asked. PORTA_OK and nothing else where
+   * no profiler library is present, and on the CPU. */
+  porta_status (*range_push)(int dev, const char* name);
+  porta_status (*range_pop)(int dev);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);

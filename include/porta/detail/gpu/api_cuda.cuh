@@ -6,6 +6,10 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define PORTA_HAVE_NVTX3 1
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +17,20 @@
 #include <utility>
 
 namespace porta::detail::gpu {
+
+// NVTX ranges (ApiCuda::range_push below); nothing where the toolkit has no NVTX3 headers.
+inline void nvtx_range_push(const char* name) {
+#ifdef PORTA_HAVE_NVTX3
+  nvtxRangePushA(name);
+#else
+  (void)name;
+#endif
+}
+inline void nvtx_range_pop() {
+#ifdef PORTA_HAVE_NVTX3
+  nvtxRangePop();
+#endif
+}
 
 struct ApiCuda {
   using Error = cudaError_t;
@@ -148,6 +166,13 @@ struct ApiCuda {
   }
   // An event only for ordering (no timing): cheaper to record and to wait on.
   static Error event_create_ordering(Event* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); }
+
+  // ---- profiler ranges --------------------------------------------------------------------------
+  // NVTX3 is header-only: its first call looks for the injection library a profiler names in
+  // NVTX_INJECTION64_PATH (nsys, ncu set it) and loads it; without one every call returns at once.
+  // Nothing is linked, so a plugin built with ranges runs where no profiler is installed.
+  static void range_push(const char* name) { nvtx_range_push(name); }
+  static void range_pop() { nvtx_range_pop(); }
 
   // ---- streams and events -----------------------------------------------------------------------
   // Blocking (default flags): the legacy default stream, where porta frees Arrays, waits for it.

@@ -4,6 +4,7 @@
 // assumes either, shuffles stay inside groups of 32 lanes, which exist on both.
 #pragma once
 
+#include <dlfcn.h>
 #include <hip/hip_runtime.h>
 
 #include <atomic>
@@ -179,6 +180,36 @@ struct ApiHip {
   // An event only for ordering (no timing): cheaper to record and to wait on.
   static Error event_create_ordering(Event* e) {
     return hipEventCreateWithFlags(e, hipEventDisableTiming);
+  }
+
+  // ---- profiler ranges --------------------------------------------------------------------------
+  // roctx is dlopen()ed at the first range, never linked and its header never included (some ROCm
+  // packages ship the library without roctx.h): the two functions' C types are declared here. Where
+  // the library is absent a range is nothing. rocprof and rocsys load their roctx hooks into it.
+  struct Roctx {
+    int (*push)(const char*) = nullptr;
+    int (*pop)() = nullptr;
+  };
+  static const Roctx& roctx() {
+    static const Roctx r = [] {
+      Roctx f;
+      void* h = dlopen("libroctx64.so", RTLD_NOW | RTLD_LOCAL);
+      if (h == nullptr) h = dlopen("libroctx64.so.4", RTLD_NOW | RTLD_LOCAL);
+      if (h == nullptr) return f;
+      void* push = dlsym(h, "roctxRangePushA");
+      void* pop = dlsym(h, "roctxRangePop");
+      if (push == nullptr || pop == nullptr) return f;
+      std::memcpy(&f.push, &push, sizeof push);
+      std::memcpy(&f.pop, &pop, sizeof pop);
+      return f;
+    }();
+    return r;
+  }
+  static void range_push(const char* name) {
+    if (const Roctx& r = roctx(); r.push != nullptr) (void)r.push(name);
+  }
+  static void range_pop() {
+    if (const Roctx& r = roctx(); r.pop != nullptr) (void)r.pop();
   }
 
   // ---- streams and events -----------------------------------------------------------------------
