@@ -24,6 +24,7 @@
 #include "backends/builtin.hpp"
 #include "backends/common/abi_entries.hpp"
 #include "porta/detail/runtime.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/error.hpp"
 #include "runtime/plugin_checks.hpp"
 
@@ -379,6 +380,9 @@ const BackendSlot& backend_slot(DeviceType type) {
   if (i < 0 || i >= kDeviceTypeCount) throw InvalidArgument("porta: " + unknown_type_message(i));
   Registry& r = registry();
   std::call_once(r.once[static_cast<std::size_t>(i)], [&r, type, i] {
+    // The tools are settled before any backend is used, so that the first allocation and launch
+    // already see active(). Once per process; init() never loads a backend itself.
+    (void)tools::init();
     BackendSlot& slot = r.slots[static_cast<std::size_t>(i)];
     slot = BackendSlot{};
     slot.type = type;

@@ -31,7 +31,9 @@ enum class Kind { parallel_for, parallel_reduce, parallel_scan };
 
 // A launch of a user kernel or a built-in on `device`, on stream `s` (nullptr: the device's default
 // stream). begin returns the id that end takes. end waits for `s` first (a tool times the kernel
-// itself, not its launch: Kokkos Tools' default, global fencing) and then tells the tools.
+// itself, not its launch: Kokkos Tools' default, global fencing) and then tells the tools; begin
+// waits for `s` too when a tool or the summary times kernels, so that earlier queued work is not
+// counted as this kernel's (ranges alone do not wait).
 std::uint64_t begin_kernel(Kind kind, const char* name, Device device, porta_stream s) noexcept;
 void end_kernel(Kind kind, std::uint64_t id, Device device, porta_stream s) noexcept;
 
