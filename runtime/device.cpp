@@ -13,6 +13,7 @@
 
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
 #include "runtime/registry.hpp"
@@ -320,7 +321,10 @@ void empty_cache(Device device) {
 
 void synchronize(Device device) {
   const porta_backend_v1& t = detail::backend_for(device, "porta::synchronize");
-  detail::check(t.synchronize(device.index), "porta::synchronize", device);
+  const std::uint64_t fence = detail::tools::active() ? detail::tools::begin_fence("porta::synchronize", device) : 0;
+  const porta_status st = t.synchronize(device.index);
+  if (fence != 0) detail::tools::end_fence(fence);
+  detail::check(st, "porta::synchronize", device);
 }
 
 }  // namespace porta

@@ -7,6 +7,7 @@
 
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/strict.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
 #include "runtime/registry.hpp"
@@ -92,9 +93,25 @@ void host_free(Device device, void* ptr) noexcept {
   }
 }
 
+namespace {
+// Ends the deep copy the tools were told of, also when the copy throws.
+struct CopyReport {
+  bool on;
+  explicit CopyReport(bool report) noexcept : on(report) {}
+  CopyReport(const CopyReport&) = delete;
+  CopyReport& operator=(const CopyReport&) = delete;
+  ~CopyReport() {
+    if (on) tools::end_deep_copy();
+  }
+};
+}  // namespace
+
 void copy_to_host(Device src_device, const void* src, void* dst, std::size_t bytes, porta_stream s, bool sync) {
   constexpr const char* fn = "porta::copy_to_host";
   const porta_backend_v1& t = backend_for(src_device, fn);
+  const bool report = tools::active() && bytes > 0;
+  if (report) tools::begin_deep_copy(Device(DeviceType::cpu, 0), nullptr, dst, src_device, nullptr, src, bytes);
+  const CopyReport done(report);
   if (bytes > 0) check(t.copy(src_device.index, dst, src, bytes, PORTA_COPY_DEVICE_TO_HOST, s), fn, src_device);
   // Synchronise even for zero bytes: the caller also waits for the stream's earlier work.
   if (sync) check(t.stream_synchronize(src_device.index, s), fn, src_device);
@@ -103,6 +120,9 @@ void copy_to_host(Device src_device, const void* src, void* dst, std::size_t byt
 void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync) {
   constexpr const char* fn = "porta::copy_from_host";
   const porta_backend_v1& t = backend_for(dst_device, fn);
+  const bool report = tools::active() && bytes > 0;
+  if (report) tools::begin_deep_copy(dst_device, nullptr, dst, Device(DeviceType::cpu, 0), nullptr, src, bytes);
+  const CopyReport done(report);
   if (bytes > 0) check(t.copy(dst_device.index, dst, src, bytes, PORTA_COPY_HOST_TO_DEVICE, s), fn, dst_device);
   if (sync) check(t.stream_synchronize(dst_device.index, s), fn, dst_device);
 }
@@ -167,6 +187,9 @@ void copy_between(Device dst_device, void* dst, Device src_device, const void* s
   if (dst_device == src_device) {
     const porta_backend_v1& t = backend_for(dst_device, fn);
     if (bytes == 0 || dst == src) return;
+    const bool report = tools::active();
+    if (report) tools::begin_deep_copy(dst_device, nullptr, dst, src_device, nullptr, src, bytes);
+    const CopyReport done(report);
     check(t.copy(dst_device.index, dst, src, bytes, PORTA_COPY_DEVICE_TO_DEVICE, s), fn, dst_device);
     return;
   }
@@ -184,6 +207,9 @@ void copy_between(Device dst_device, void* dst, Device src_device, const void* s
   if (bytes == 0) return;
   if (dst_device.type == src_device.type) {
     const porta_backend_v1& t = backend_for(src_device, fn);
+    const bool report = tools::active();
+    if (report) tools::begin_deep_copy(dst_device, nullptr, dst, src_device, nullptr, src, bytes);
+    const CopyReport done(report);
     check(t.copy_peer(src_device.index, src, dst_device.index, dst, bytes, s), fn, src_device);
     return;
   }

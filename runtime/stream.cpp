@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // porta::Stream and porta::Event over the backend table.
+#include <cstdint>
 #include <string>
 
 #include "porta/detail/runtime.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
 #include "runtime/registry.hpp"
@@ -56,7 +58,10 @@ void Stream::synchronize() const {
   constexpr const char* fn = "porta::Stream::synchronize";
   require_device(*this, fn);
   const porta_backend_v1& t = detail::backend_for(device_, fn);
-  detail::check(t.stream_synchronize(device_.index, native(*this)), fn, device_);
+  const std::uint64_t fence = detail::tools::active() ? detail::tools::begin_fence(fn, device_) : 0;
+  const porta_status st = t.stream_synchronize(device_.index, native(*this));
+  if (fence != 0) detail::tools::end_fence(fence);
+  detail::check(st, fn, device_);
 }
 
 bool Stream::query() const {
@@ -117,7 +122,10 @@ void Event::synchronize() const {
   constexpr const char* fn = "porta::Event::synchronize";
   require_event(*this, fn);
   const porta_backend_v1& t = detail::backend_for(device_, fn);
-  detail::check(t.event_synchronize(device_.index, native(*this)), fn, device_);
+  const std::uint64_t fence = detail::tools::active() ? detail::tools::begin_fence(fn, device_) : 0;
+  const porta_status st = t.event_synchronize(device_.index, native(*this));
+  if (fence != 0) detail::tools::end_fence(fence);
+  detail::check(st, fn, device_);
 }
 
 bool Event::query() const {
