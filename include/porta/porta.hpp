@@ -16,6 +16,7 @@
 #include "porta/host_array.hpp"
 #include "porta/indexing.hpp"
 #include "porta/print.hpp"
+#include "porta/profile.hpp"
 #include "porta/random.hpp"
 #include "porta/scan.hpp"
 #include "porta/sort.hpp"

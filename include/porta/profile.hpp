@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Named regions for profilers: a span of the program (a time step, a solver phase) that Kokkos
+// Tools libraries (space-time-stack, Caliper, TAU, APEX), Nsight Systems, rocprof and
+// PORTA_PROFILE see under its name, with porta's kernels nested inside. docs/profiling.md says how
+// to load each tool.
+//
+//   for (int step = 0; step < steps; ++step) {
+//     porta::profile_region region("time step");   // closed at the end of the scope
+//     porta::parallel_for(...);
+//     {
+//       porta::profile_region inner("halo exchange");
+//       ...
+//     }
+//   }
+//
+//   porta::push_region("setup");   // the same, where a scope does not fit
+//   ...
+//   porta::pop_region();
+//
+// Regions nest per thread (each thread has its own stack, as in Kokkos). With no tool loaded a
+// region costs one flag load at each end; a pop_region without its push_region is ignored.
+#pragma once
+
+#include <string>
+
+#include "porta/detail/tools.hpp"
+
+namespace porta {
+
+// Opens a region named `name` on this thread's stack (the name is copied by the tools).
+inline void push_region(const char* name) {
+  // The first region may come before porta's first array or launch: settle the tools now so that
+  // it is not missed (init() is once per process; later calls return its answer).
+  if (detail::tools::active() || detail::tools::init()) detail::tools::push_region(name);
+}
+inline void push_region(const std::string& name) {
+  push_region(name.c_str());
+}
+
+// Closes this thread's innermost region.
+inline void pop_region() {
+  if (detail::tools::active()) detail::tools::pop_region();
+}
+
+// A region for the lifetime of the object: opened by the constructor, closed by the destructor.
+class profile_region {
+ public:
+  explicit profile_region(const char* name) { push_region(name); }
+  explicit profile_region(const std::string& name) { push_region(name.c_str()); }
+  ~profile_region() { pop_region(); }
+  profile_region(const profile_region&) = delete;
+  profile_region& operator=(const profile_region&) = delete;
+  profile_region(profile_region&&) = delete;
+  profile_region& operator=(profile_region&&) = delete;
+};
+
+}  // namespace porta
