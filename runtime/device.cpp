@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "porta/debug.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/tools.hpp"
@@ -325,6 +326,7 @@ void synchronize(Device device) {
   const porta_status st = t.synchronize(device.index);
   if (fence != 0) detail::tools::end_fence(fence);
   detail::check(st, "porta::synchronize", device);
+  detail::raise_kernel_faults(device, "porta::synchronize");
 }
 
 }  // namespace porta

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/common/backend_error.hpp"
+#include "porta/debug.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
 #include "runtime/registry.hpp"
@@ -55,6 +56,16 @@ void throw_oom(const char* fn, Device device, std::uint64_t requested, const cha
   throw OutOfMemory(msg, device, requested, free_bytes);
 }
 
+// A backend error that a user kernel's bad access leaves behind (the vendor's name is in the
+// message): the error then names the last user kernel launched on the device.
+static bool kernel_may_have_failed(const std::string& message) {
+  static const char* const names[] = {"IllegalAddress",    "LaunchFailure",      "IllegalInstruction",
+                                      "MisalignedAddress", "HardwareStackError", "InvalidPc"};
+  for (const char* n : names)
+    if (message.find(n) != std::string::npos) return true;
+  return false;
+}
+
 void throw_status(porta_status status, const char* fn, Device device) {
   const std::string prefix = std::string(fn ? fn : "porta") + ": ";
   // A stub's record wins: the backend's own last_error would be stale in that case.
@@ -80,6 +91,7 @@ void throw_status(porta_status status, const char* fn, Device device) {
     case PORTA_ERR_OOM:
       throw_oom(fn ? fn : "porta", device, 0, message.c_str());
     case PORTA_ERR_BACKEND:
+      if (kernel_may_have_failed(message)) message += last_launch_note(device);
       throw BackendError(prefix + (message.empty() ? "backend call failed on " + device.to_string() : message));
     case PORTA_ERR_UNAVAILABLE:
       throw Unavailable(prefix + (message.empty() ? device.to_string() + " is not usable" : message));

@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "porta/debug.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/strict.hpp"
 #include "porta/detail/tools.hpp"
@@ -114,7 +115,10 @@ void copy_to_host(Device src_device, const void* src, void* dst, std::size_t byt
   const CopyReport done(report);
   if (bytes > 0) check(t.copy(src_device.index, dst, src, bytes, PORTA_COPY_DEVICE_TO_HOST, s), fn, src_device);
   // Synchronise even for zero bytes: the caller also waits for the stream's earlier work.
-  if (sync) check(t.stream_synchronize(src_device.index, s), fn, src_device);
+  if (sync) {
+    check(t.stream_synchronize(src_device.index, s), fn, src_device);
+    raise_kernel_faults(src_device, fn);
+  }
 }
 
 void copy_from_host(Device dst_device, void* dst, const void* src, std::size_t bytes, porta_stream s, bool sync) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "porta/debug.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/tools.hpp"
 #include "porta/error.hpp"
@@ -62,6 +63,7 @@ void Stream::synchronize() const {
   const porta_status st = t.stream_synchronize(device_.index, native(*this));
   if (fence != 0) detail::tools::end_fence(fence);
   detail::check(st, fn, device_);
+  detail::raise_kernel_faults(device_, fn);
 }
 
 bool Stream::query() const {
@@ -126,6 +128,7 @@ void Event::synchronize() const {
   const porta_status st = t.event_synchronize(device_.index, native(*this));
   if (fence != 0) detail::tools::end_fence(fence);
   detail::check(st, fn, device_);
+  detail::raise_kernel_faults(device_, fn);
 }
 
 bool Event::query() const {

@@ -60,4 +60,15 @@ class BackendError : public Error {
   using Error::Error;
 };
 
+// A kernel reported a failure: an index outside a bounds-checked View (PORTA_BOUNDS_CHECK), or a
+// call of porta::fail in the kernel (porta/debug.hpp). On the CPU it is thrown by the launch
+// itself; a GPU kernel records its first failure and the next wait on that device (a stream's or
+// event's synchronize, porta::synchronize, a copy to the host) raises it. The message names the
+// call, the kernel when it has a name, the device, and what failed:
+//   porta::synchronize: kernel 'smooth' on cuda:0: index 12 is out of bounds for array 'u' of shape (10)
+class KernelError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace porta

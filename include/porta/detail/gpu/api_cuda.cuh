@@ -128,6 +128,11 @@ struct ApiCuda {
   // Pinned for every device's context, not only the current one.
   static Error host_alloc(void** p, std::size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocPortable); }
   static Error host_free(void* p) { return cudaFreeHost(p); }
+  // Host -> a __device__ variable of the calling translation unit, on the current device (synchronous).
+  template <class T>
+  static Error memcpy_to_symbol(const T& symbol, const void* src, std::size_t bytes) {
+    return cudaMemcpyToSymbol(symbol, src, bytes);
+  }
   static Error memcpy_async(void* dst, const void* src, std::size_t bytes, MemcpyKind kind, Stream s) {
     return cudaMemcpyAsync(dst, src, bytes, kind, s);
   }

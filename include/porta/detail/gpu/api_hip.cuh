@@ -131,6 +131,11 @@ struct ApiHip {
   static Error free_sync(void* p) { return hipFree(p); }
   static Error host_alloc(void** p, std::size_t bytes) { return hipHostMalloc(p, bytes, hipHostMallocDefault); }
   static Error host_free(void* p) { return hipHostFree(p); }
+  // Host -> a __device__ variable of the calling translation unit, on the current device (synchronous).
+  template <class T>
+  static Error memcpy_to_symbol(const T& symbol, const void* src, std::size_t bytes) {
+    return hipMemcpyToSymbol(HIP_SYMBOL(symbol), src, bytes, 0, hipMemcpyHostToDevice);
+  }
   static Error memcpy_async(void* dst, const void* src, std::size_t bytes, MemcpyKind kind, Stream s) {
     return hipMemcpyAsync(dst, src, bytes, kind, s);
   }
