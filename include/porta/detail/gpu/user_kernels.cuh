@@ -4,11 +4,15 @@
 // device of the other vendor is an Unavailable error that names the fix. They use the vendor
 // runtime directly (the stream handle of a porta::Stream is the native stream), so user kernels
 // and porta's built-in algorithms share streams, memory pool and ordering.
+//
+// Every launch first calls prepare_faults (detail/gpu/faults.cuh) with the kernel's name (nullptr
+// for an unnamed launch): failures its kernel reports (porta/debug.hpp) then reach the next wait.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "porta/debug.hpp"
 #include "porta/detail/gpu/api.cuh"
 #include "porta/detail/gpu/map.cuh"
 #include "porta/detail/gpu/reduce.cuh"
@@ -28,8 +32,14 @@ inline std::string device_string(Device d) {
 [[noreturn]] inline void throw_api_error(const char* fn, Device d, const char* what, Api::Error e,
                                          std::uint64_t bytes = 0) {
   (void)Api::get_last_error();  // clear a non-sticky error so that it does not reach the next call
-  const std::string msg = std::string(fn) + ": " + device_string(d) + ": " + what + ": " + Api::error_string(e) + " (" +
-                          Api::error_name(e) + ")";
+  std::string msg = std::string(fn) + ": " + device_string(d) + ": " + what + ": " + Api::error_string(e) + " (" +
+                    Api::error_name(e) + ")";
+  // A bad access of a kernel surfaces at a later call: say which kernel ran last.
+  if (d.type != DeviceType::cpu) {
+    const std::string name = Api::error_name(e);
+    if (name.find("IllegalAddress") != std::string::npos || name.find("LaunchFailure") != std::string::npos)
+      msg += last_launch_note(d);
+  }
   if (Api::is_unavailable(e)) throw Unavailable(msg);
   if (bytes != 0 && Api::is_out_of_memory(e)) throw OutOfMemory(msg, d, bytes, 0);
   throw BackendError(msg);
@@ -126,12 +136,14 @@ inline unsigned grid_extent(std::int64_t points, unsigned block, std::int64_t ca
 }
 
 // f(i[, j[, k]]) for every index of `range` on `device`, asynchronous on `native_stream` (nullptr:
-// the default stream).
+// the default stream). `name`: the kernel's, for its errors (nullptr: none).
 template <int Rank, class F>
-void parallel_for(Device device, const Range<Rank>& range, const F& f, void* native_stream, const char* fn) {
+void parallel_for(Device device, const Range<Rank>& range, const F& f, void* native_stream, const char* fn,
+                  const char* name = nullptr) {
   gpu::DeviceGuard<Api> guard;
   enter(guard, device, fn);
   if (range.size() <= 0) return;
+  gpu_faults::prepare_faults(device, name);
   const auto stream = static_cast<Api::Stream>(native_stream);
   const dim3 block = block_shape(range, fn);
   Api::Error e = Api::kSuccess;
@@ -171,11 +183,18 @@ void parallel_for(Device device, const Range<Rank>& range, const F& f, void* nat
 // several in flight per thread) rather than parallel_for's one 4- or 8-byte access per operand and
 // thread, so that a user's map is held to the bandwidth of a built-in one.
 template <class T, class F, class... In>
-void map(Device device, std::int64_t n, const F& f, T* out, void* native_stream, const char* fn, const In*... in) {
+void map_named(Device device, std::int64_t n, const F& f, T* out, void* native_stream, const char* fn, const char* name,
+               const In*... in) {
   gpu::DeviceGuard<Api> guard;
   enter(guard, device, fn);
+  gpu_faults::prepare_faults(device, name);
   const Api::Error e = gpu::launch_user_map<Api>(static_cast<Api::Stream>(native_stream), n, f, out, in...);
   if (e != Api::kSuccess) throw_api_error(fn, device, "kernel launch", e);
+}
+// The same for an unnamed kernel.
+template <class T, class F, class... In>
+void map(Device device, std::int64_t n, const F& f, T* out, void* native_stream, const char* fn, const In*... in) {
+  map_named(device, n, f, out, native_stream, fn, static_cast<const char*>(nullptr), in...);
 }
 
 template <class T, class F>
@@ -187,7 +206,7 @@ __global__ void materialize_kernel(std::int64_t n, F f, T* out) {
 
 // The canonical op-reduction of static_cast<T>(f(i)) for i in [0, n) (not yet combined with the
 // caller's init, NaN not canonicalised); f(i) is the kernel at linear index i of its range.
-// Synchronises `native_stream`.
+// Synchronises `native_stream`, and raises a failure the kernel reported (porta/debug.hpp).
 //
 // The canonical order gives one block per chunk of 32768 terms, which is plenty for a sum of an
 // array but leaves an H200 nearly idle for a few thousand expensive terms (an n-body energy: one
@@ -195,10 +214,12 @@ __global__ void materialize_kernel(std::int64_t n, F f, T* out) {
 // are fewer chunks than multiprocessors every f(i) may first be evaluated by its own thread into
 // scratch, and the canonical reduction then reads that scratch: the same values in the same order.
 template <class T, class Op, class F>
-T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* native_stream, const char* fn) {
+T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* native_stream, const char* fn,
+                   const char* name = nullptr) {
   gpu::DeviceGuard<Api> guard;
   enter(guard, device, fn);
   if (n <= 0) return Op::template identity<T>();
+  gpu_faults::prepare_faults(device, name);
   const auto s = static_cast<Api::Stream>(native_stream);
   int dev = 0, sms = 0;
   Api::Error e = Api::get_device(&dev);
@@ -246,6 +267,7 @@ T transform_reduce(Device device, std::int64_t n, Op op, F f, bool heavy, void* 
     what = "freeing temporary memory";
   }
   if (e != Api::kSuccess) throw_api_error(fn, device, what, e);
+  raise_kernel_faults(device, fn);
   return r;
 }
 
