@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "porta/debug.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/strict.hpp"
@@ -96,15 +97,39 @@ class Shape {
 
 // A trivially copyable window on an Array's memory for kernels: pass it by value into
 // PORTA_KERNEL bodies. Valid while the Array lives; dereference only on the Array's device.
+//
+// With PORTA_BOUNDS_CHECK (porta/debug.hpp) the accessors check the index against the view's
+// extent, each dimension of v(r, c) on its own, and report a violation with the label. The check is
+// a template argument, not a preprocessor branch inside one function: the macro is per translation
+// unit, and an accessor that was one symbol in every TU would be merged by the linker, so one TU's
+// choice would silently apply to another's kernels. v[i] is operator[]<true> in a checked TU and
+// operator[]<false> elsewhere: two symbols, each TU keeps its own. Unchecked, it is the plain load.
 template <class T>
 struct View {
   T* data = nullptr;
   std::int64_t size = 0;
   std::int64_t rows = 1;  // 2-D helpers: a rank-2 array is rows x cols; other ranks: 1 x size
   std::int64_t cols = 0;
+  const char* label = nullptr;  // the Array's label (interned, never freed); present in every build
 
-  PORTA_HOST_DEVICE T& operator[](std::int64_t i) const { return data[i]; }
-  PORTA_HOST_DEVICE T& operator()(std::int64_t r, std::int64_t c) const { return data[r * cols + c]; }
+  template <bool Check = PORTA_DETAIL_BOUNDS>
+  PORTA_HOST_DEVICE T& operator[](std::int64_t i) const {
+    if constexpr (Check) {
+      // One unsigned compare covers both ends.
+      if (static_cast<std::uint64_t>(i) >= static_cast<std::uint64_t>(size))
+        return *detail::bounds_fault<T>(label, size, rows, cols, 1, i, 0);
+    }
+    return data[i];
+  }
+  template <bool Check = PORTA_DETAIL_BOUNDS>
+  PORTA_HOST_DEVICE T& operator()(std::int64_t r, std::int64_t c) const {
+    if constexpr (Check) {
+      if ((static_cast<std::uint64_t>(r) >= static_cast<std::uint64_t>(rows)) |
+          (static_cast<std::uint64_t>(c) >= static_cast<std::uint64_t>(cols)))
+        return *detail::bounds_fault<T>(label, size, rows, cols, 2, r, c);
+    }
+    return data[r * cols + c];
+  }
 };
 
 // One axis of Array::slice, as NumPy's start:stop:step. porta::none for start or stop means "from
@@ -520,11 +545,11 @@ class Array {
 
   View<T> view() {
     check_view();
-    return make_view<T>(data_);
+    return make_view<T>(data_, nullptr);
   }
   View<const T> view() const {
     check_view();
-    return make_view<const T>(data_);
+    return make_view<const T>(data_, nullptr);
   }
 
  private:
@@ -604,9 +629,10 @@ class Array {
     return d;
   }
   template <class U>
-  View<U> make_view(U* p) const {
+  View<U> make_view(U* p, const char* label) const {
     View<U> v;
     v.data = p;
+    v.label = label;
     v.size = shape_.size();
     if (shape_.rank() == 2) {
       v.rows = shape_[0];
