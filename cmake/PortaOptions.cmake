@@ -34,6 +34,9 @@ option(PORTA_BUILD_BENCH "Build porta's benchmarks (needs Google Benchmark)" OFF
 option(PORTA_BUILD_EXAMPLES "Build porta's examples" ${PROJECT_IS_TOP_LEVEL})
 option(PORTA_BUILD_TOOLS "Build porta-info" ON)
 option(PORTA_USE_BLAS "Use a BLAS library for CPU matmul when one is found" ON)
+# Every porta::View index checked in the code of targets that link porta::porta, installed
+# consumers too (docs/debugging.md); a debugging build: each access gains a compare and a branch.
+option(PORTA_BOUNDS_CHECK "Check every porta::View index in user kernels (debugging: docs/debugging.md)" OFF)
 set(PORTA_CUDA_ARCHITECTURES "90-real;90-virtual" CACHE STRING
     "CUDA architectures of libporta_cuda.so (sm_90 machine code plus PTX for newer GPUs by default)")
 set(PORTA_HIP_ARCHITECTURES "gfx90a;gfx1030" CACHE STRING "AMD GPU targets of libporta_hip.so")
