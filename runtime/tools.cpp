@@ -108,6 +108,8 @@ State& state() {
 }
 
 thread_local int t_region_depth = 0;
+// True on the thread that runs init_once, while it does.
+thread_local bool t_starting = false;
 // The deep copy that begin_deep_copy opened on this thread (copies do not nest).
 thread_local Clock::time_point t_copy_start;
 thread_local std::uint64_t t_copy_bytes = 0;
@@ -159,6 +161,9 @@ void wait_quietly(Device d, porta_stream s) noexcept {
 // The fence a tool may ask for (the tool programming interface): the device its id names; a
 // host id waits for the CPU and for cpu:strict's queue.
 void tool_invoked_fence(const std::uint32_t id) {
+  // A tool that fences from its init callback runs inside the registry's first load, which a fence
+  // would enter again: nothing has run then, so there is nothing to wait for.
+  if (t_starting) return;
   const std::uint32_t type = kokkosp::space_type_of(id);
   const int index = static_cast<int>(kokkosp::device_of(id));
   if (type == static_cast<std::uint32_t>(kokkosp::SpaceType::cuda)) {
@@ -380,7 +385,9 @@ bool init_once() {
   if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) st.cuda_ranges = true;
   for (const char* var : {"HSA_TOOLS_LIB", "ROCP_TOOL_LIB", "ROCP_TOOL_LIBRARIES"})
     if (std::getenv(var) != nullptr) st.hip_ranges = true;
+  t_starting = true;
   for (std::size_t i = 0; i < st.libraries.size(); ++i) start_library(st.libraries[i], static_cast<int>(i));
+  t_starting = false;
   const bool any = !st.libraries.empty() || st.summary || st.cuda_ranges || st.hip_ranges;
   if (any) {
     std::atexit(&finalize);
