@@ -331,6 +331,7 @@ const char* kind_name(int kind) {
 }
 
 void print_summary(State& st) {
+  std::fflush(stdout);  // after the program's own output, not inside it
   std::lock_guard<std::mutex> lock(st.mutex);
   std::vector<std::pair<const std::pair<std::string, int>*, const Stat*>> rows;
   double all = 0.0;
@@ -344,20 +345,20 @@ void print_summary(State& st) {
                    [](const auto& a, const auto& b) { return a.second->total > b.second->total; });
   std::fprintf(stderr, "porta profile (PORTA_PROFILE=summary): %llu kernel launches, %.6f s in kernels\n",
                static_cast<unsigned long long>(launches), all);
-  std::fprintf(stderr, "%-16s %9s %12s %12s %12s %12s %7s  %s\n", "kind", "calls", "total s", "mean s", "min s",
+  std::fprintf(stderr, "%-16s %9s %12s %10s %10s %10s %7s  %s\n", "kind", "calls", "total s", "mean s", "min s",
                "max s", "share", "name");
   for (const auto& [key, stat] : rows) {
     const double share = all > 0.0 ? 100.0 * stat->total / all : 0.0;
-    std::fprintf(stderr, "%-16s %9llu %12.6f %12.6f %12.6f %12.6f %6.1f%%  %s\n", kind_name(key->second),
+    std::fprintf(stderr, "%-16s %9llu %12.6f %10.3e %10.3e %10.3e %6.1f%%  %s\n", kind_name(key->second),
                  static_cast<unsigned long long>(stat->calls), stat->total, stat->total / double(stat->calls),
                  stat->min, stat->max, share, key->first.empty() ? "(unnamed)" : key->first.c_str());
   }
   const Stat& c = st.copies;
-  std::fprintf(stderr, "%-16s %9llu %12.6f %12.6f %12.6f %12.6f %7s  %llu bytes\n", "deep copies",
+  std::fprintf(stderr, "%-16s %9llu %12.6f %10.3e %10.3e %10.3e %7s  %llu bytes\n", "deep copies",
                static_cast<unsigned long long>(c.calls), c.total, c.calls ? c.total / double(c.calls) : 0.0, c.min,
                c.max, "", static_cast<unsigned long long>(c.bytes));
   const Stat& f = st.fences;
-  std::fprintf(stderr, "%-16s %9llu %12.6f %12.6f %12.6f %12.6f %7s  Stream, Event and device synchronize\n", "fences",
+  std::fprintf(stderr, "%-16s %9llu %12.6f %10.3e %10.3e %10.3e %7s  Stream, Event and device synchronize\n", "fences",
                static_cast<unsigned long long>(f.calls), f.total, f.calls ? f.total / double(f.calls) : 0.0, f.min,
                f.max, "");
 }

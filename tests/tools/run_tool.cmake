@@ -2,6 +2,7 @@
 # One ctest entry of tests/tools: runs PROGRAM (with ARGS, ';'-separated) under the environment
 # ENV (a '|'-separated list of NAME=VALUE), requires it to exit 0, and then:
 #   EXPECT   '|'-separated regular expressions that its stderr must match, each;
+#   REJECT   '|'-separated regular expressions that its stderr must not match;
 #   RECORD   the file record_tool.so wrote (emptied first): one "init" first, one "finalize" last,
 #            as Kokkos Tools libraries expect of their host.
 #   cmake -DPROGRAM=... [-DARGS=...] [-DENV=...] [-DEXPECT=...] [-DRECORD=...] -P run_tool.cmake
@@ -23,6 +24,14 @@ if(EXPECT)
   foreach(_re IN LISTS _expect)
     if(NOT err MATCHES "${_re}")
       message(FATAL_ERROR "stderr does not match \"${_re}\"")
+    endif()
+  endforeach()
+endif()
+if(REJECT)
+  string(REPLACE "|" ";" _reject "${REJECT}")
+  foreach(_re IN LISTS _reject)
+    if(err MATCHES "${_re}")
+      message(FATAL_ERROR "stderr matches \"${_re}\", which it must not")
     endif()
   endforeach()
 endif()
