@@ -148,32 +148,31 @@ std::uint32_t device_id(Device d, porta_stream s) noexcept {
   return kokkosp::device_id(space_type_of(d), index, instance);
 }
 
-// A wait that the tools are not told of: a kernel's own fence and a tool's request.
-void wait_quietly(Device d, porta_stream s) noexcept {
+// A wait that the tools are not told of: a kernel's own fence (stream `s`, nullptr the default
+// one) and a tool's request (the whole device). Never on cpu:strict: a failure of its queued work
+// is handed to the first wait that asks and then cleared, so a wait here would take the error
+// that the program's next synchronize must raise. Times there are those of the queueing.
+void wait_quietly(Device d, porta_stream s, bool whole_device) noexcept {
+  if (d.is_strict()) return;
   try {
     const porta_backend_v1& t = backend_for(d, nullptr);
-    (void)(s != nullptr ? t.stream_synchronize(d.index, s) : t.synchronize(d.index));
+    (void)(whole_device ? t.synchronize(d.index) : t.stream_synchronize(d.index, s));
     (void)take_missing_entry();
   } catch (...) {
   }
 }
 
-// The fence a tool may ask for (the tool programming interface): the device its id names; a
-// host id waits for the CPU and for cpu:strict's queue.
+// The fence a tool may ask for (the tool programming interface): the device its id names.
 void tool_invoked_fence(const std::uint32_t id) {
   // A tool that fences from its init callback runs inside the registry's first load, which a fence
   // would enter again: nothing has run then, so there is nothing to wait for.
   if (t_starting) return;
   const std::uint32_t type = kokkosp::space_type_of(id);
   const int index = static_cast<int>(kokkosp::device_of(id));
-  if (type == static_cast<std::uint32_t>(kokkosp::SpaceType::cuda)) {
-    wait_quietly(Device(DeviceType::cuda, index), nullptr);
-  } else if (type == static_cast<std::uint32_t>(kokkosp::SpaceType::hip)) {
-    wait_quietly(Device(DeviceType::hip, index), nullptr);
-  } else {
-    wait_quietly(Device(DeviceType::cpu, 0), nullptr);
-    wait_quietly(Device::cpu_strict(), nullptr);
-  }
+  const DeviceType dt = type == static_cast<std::uint32_t>(kokkosp::SpaceType::cuda)  ? DeviceType::cuda
+                        : type == static_cast<std::uint32_t>(kokkosp::SpaceType::hip) ? DeviceType::hip
+                                                                                      : DeviceType::cpu;
+  wait_quietly(Device(dt, dt == DeviceType::cpu ? 0 : index), nullptr, true);
 }
 
 // ---- vendor profiler ranges -----------------------------------------------------------------------
@@ -420,7 +419,7 @@ std::uint64_t begin_kernel(Kind kind, const char* name, Device device, porta_str
     const char* label = name != nullptr ? name : "";
     // The stream's earlier work is not this kernel's: wait for it before the clock starts (Kokkos'
     // global fencing does the same).
-    if (st.summary || !st.libraries.empty()) wait_quietly(device, s);
+    if (st.summary || !st.libraries.empty()) wait_quietly(device, s, false);
     Open o;
     o.kind = kind;
     o.name = label;
@@ -448,7 +447,7 @@ void end_kernel(Kind kind, std::uint64_t id, Device device, porta_stream s) noex
   if (!active() || id == 0) return;
   try {
     State& st = state();
-    wait_quietly(device, s);
+    wait_quietly(device, s, false);
     const Clock::time_point stop = Clock::now();
     Open o;
     {

@@ -33,7 +33,8 @@ enum class Kind { parallel_for, parallel_reduce, parallel_scan };
 // stream). begin returns the id that end takes. end waits for `s` first (a tool times the kernel
 // itself, not its launch: Kokkos Tools' default, global fencing) and then tells the tools; begin
 // waits for `s` too when a tool or the summary times kernels, so that earlier queued work is not
-// counted as this kernel's (ranges alone do not wait).
+// counted as this kernel's (ranges alone do not wait; on cpu:strict neither waits, since a wait
+// there would take the error of queued work that the program's next synchronize must raise).
 std::uint64_t begin_kernel(Kind kind, const char* name, Device device, porta_stream s) noexcept;
 void end_kernel(Kind kind, std::uint64_t id, Device device, porta_stream s) noexcept;
 
