@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 
 namespace porta::detail::gpu {
@@ -198,8 +199,12 @@ struct ApiHip {
   static const Roctx& roctx() {
     static const Roctx r = [] {
       Roctx f;
-      void* h = dlopen("libroctx64.so", RTLD_NOW | RTLD_LOCAL);
-      if (h == nullptr) h = dlopen("libroctx64.so.4", RTLD_NOW | RTLD_LOCAL);
+      // ROCTracer's roctx first: every rocprof (v1, v2 and rocprofv3) reads it. ROCprofiler-SDK's
+      // own, which replaces it, where ROCTracer is not installed.
+      void* h = nullptr;
+      for (const char* lib : {"libroctx64.so", "libroctx64.so.4", "librocprofiler-sdk-roctx.so",
+                              "librocprofiler-sdk-roctx.so.1"})
+        if (h == nullptr) h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
       if (h == nullptr) return f;
       void* push = dlsym(h, "roctxRangePushA");
       void* pop = dlsym(h, "roctxRangePop");
