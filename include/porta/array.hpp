@@ -24,6 +24,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "porta/detail/config.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/detail/strict.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
@@ -148,10 +150,23 @@ struct Slice {
 
 namespace detail {
 
-// Frees an Array's device memory when the last Array sharing it (the owner or a view) is gone.
+// The one copy of a label's characters, kept for the program's life (labels are few: a profiling
+// tool, an error and a View may hold the pointer long after the Array is gone).
+const char* intern_label(std::string_view label);
+// The live bytes of labelled arrays, for memory_report (unlabelled ones cost nothing here).
+void count_labelled(Device device, const char* label, std::size_t bytes, bool allocated) noexcept;
+
+// Frees an Array's device memory when the last Array sharing it (the owner or a view) is gone,
+// telling a loaded profiling tool under the label the memory was allocated with.
 struct DeviceDeleter {
   Device device;
-  void operator()(void* p) const noexcept { device_free(device, p, nullptr); }
+  const char* label;
+  std::size_t bytes;
+  void operator()(void* p) const noexcept {
+    if (*label != '\0') count_labelled(device, label, bytes, false);
+    if (tools::active()) tools::deallocate(device, label, p, bytes);
+    device_free(device, p, nullptr);
+  }
 };
 
 using Strides = std::array<std::int64_t, Shape::kMaxRank>;
@@ -254,13 +269,23 @@ class Array {
 
   // Uninitialised storage of `shape` on `device`.
   explicit Array(Shape shape, Device device = default_device(), const Stream& stream = Stream())
+      : Array(shape, device, std::string_view(), stream) {}
+  // The same with a label, which profiling tools, porta-info's reports and the errors of
+  // bounds-checked views name it by (Kokkos's View label):
+  //   porta::Array<double> u({ny, nx}, dev, "temperature");
+  Array(Shape shape, Device device, std::string_view label, const Stream& stream = Stream())
       : shape_(shape), strides_(detail::row_major_strides(shape)), device_(device) {
     const std::size_t bytes = detail::checked_bytes(shape.size(), sizeof(T), "porta::Array");
     porta_stream s = detail::stream_for(stream, device, "porta::Array");
+    if (!label.empty()) label_ = detail::intern_label(label);
     data_ = static_cast<T*>(detail::device_alloc(device, bytes, s, "porta::Array"));
     // The memory's owner, shared with every view of it. If making the owner fails, shared_ptr
     // frees the memory itself.
-    if (data_ != nullptr) keep_alive_ = std::shared_ptr<void>(data_, detail::DeviceDeleter{device});
+    if (data_ != nullptr) {
+      keep_alive_ = std::shared_ptr<void>(data_, detail::DeviceDeleter{device, label_, bytes});
+      if (*label_ != '\0') detail::count_labelled(device, label_, bytes, true);
+      if (detail::tools::active()) detail::tools::allocate(device, label_, data_, bytes);
+    }
     live_ = true;
     if (!device.host_accessible()) {  // what a report of a bad access names (docs/strict.md)
       std::int64_t d[Shape::kMaxRank] = {};
@@ -312,6 +337,11 @@ class Array {
   // True when this Array did not allocate its memory: made by borrow(), or a view of another Array.
   bool borrowed() const noexcept { return borrowed_; }
 
+  // The array's name ("" when it has none). Views of an array start with its label; relabelling
+  // one Array changes no other (a profiling tool keeps the label the memory was allocated with).
+  const char* label() const noexcept { return label_; }
+  void set_label(std::string_view label) { label_ = label.empty() ? "" : detail::intern_label(label); }
+
   Array(Array&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)),
         shape_(std::exchange(o.shape_, Shape())),
@@ -319,6 +349,7 @@ class Array {
         device_(o.device_),
         live_(std::exchange(o.live_, false)),
         borrowed_(std::exchange(o.borrowed_, false)),
+        label_(std::exchange(o.label_, "")),
         keep_alive_(std::move(o.keep_alive_)) {}
   Array& operator=(Array&& o) noexcept {
     if (this != &o) {
@@ -329,6 +360,7 @@ class Array {
       device_ = o.device_;
       live_ = std::exchange(o.live_, false);
       borrowed_ = std::exchange(o.borrowed_, false);
+      label_ = std::exchange(o.label_, "");
       keep_alive_ = std::move(o.keep_alive_);
     }
     return *this;
@@ -409,7 +441,7 @@ class Array {
       return device == device_ ? std::move(c) : c.to(device, stream);
     }
     const Stream placeholder;  // both branches lvalues: Stream is move-only, a prvalue would be copied
-    Array out(shape_, device, device == device_ ? stream : placeholder);
+    Array out(shape_, device, label_, device == device_ ? stream : placeholder);  // a copy keeps the label
     porta_stream s = detail::stream_for(stream, device_, "porta::Array::to");
     detail::copy_between(device, out.data_, device_, data_, nbytes(), s);
     return out;
@@ -422,7 +454,7 @@ class Array {
     constexpr const char* fn = "porta::Array::contiguous";
     check_valid(fn);
     if (is_contiguous()) return share(data_, shape_, strides_);
-    Array out(shape_, device_, stream);
+    Array out(shape_, device_, label_, stream);
     out.assign_from(*this, stream, fn);
     return out;
   }
@@ -545,11 +577,11 @@ class Array {
 
   View<T> view() {
     check_view();
-    return make_view<T>(data_, nullptr);
+    return make_view<T>(data_, label_);
   }
   View<const T> view() const {
     check_view();
-    return make_view<const T>(data_, nullptr);
+    return make_view<const T>(data_, label_);
   }
 
  private:
@@ -562,6 +594,7 @@ class Array {
     a.device_ = device_;
     a.live_ = true;
     a.borrowed_ = true;
+    a.label_ = label_;
     a.keep_alive_ = keep_alive_;
     return a;
   }
@@ -646,6 +679,7 @@ class Array {
   void release() noexcept {
     keep_alive_.reset();  // frees the memory when this was its last holder
     borrowed_ = false;
+    label_ = "";
     data_ = nullptr;
     live_ = false;
   }
@@ -656,6 +690,7 @@ class Array {
   Device device_{};
   bool live_ = false;                 // zero-element arrays own no memory but are valid until moved from
   bool borrowed_ = false;             // made by borrow() or a view: the memory is not this Array's allocation
+  const char* label_ = "";            // interned (intern_label): outlives every copy of the pointer
   std::shared_ptr<void> keep_alive_;  // the memory's owner, shared by every view of it
 };
 

@@ -172,6 +172,10 @@ struct MemoryStats {
   std::uint64_t alloc_count = 0;
 };
 MemoryStats memory_stats(Device device);
+// memory_stats as text, with the live memory of labelled arrays by label (Array's label), largest
+// first, and the rest as "(unlabelled)":
+//   std::cerr << porta::memory_report(dev);
+std::string memory_report(Device device);
 // Returns cached pool memory to the driver / system.
 void empty_cache(Device device);
 

@@ -201,6 +201,62 @@ TEMPLATE_TEST_CASE("clone is a deep copy", "[array]", PORTA_TEST_TYPES) {
   }
 }
 
+TEST_CASE("labels: given at creation or later, kept by views and copies, never dangling", "[array][labels]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  Array<double> unnamed(Shape{4}, dev);
+  CHECK(std::string(unnamed.label()) == "");
+  porta::Array<double> u({3, 4}, dev, "temperature");
+  CHECK(std::string(u.label()) == "temperature");
+  std::string name = "pressure";
+  Array<double> p(Shape{2}, dev, name);
+  name = "overwritten";  // the Array keeps its own copy of the characters
+  CHECK(std::string(p.label()) == "pressure");
+  CHECK(std::string(u.row(1).label()) == "temperature");
+  CHECK(std::string(u.clone().label()) == "temperature");
+  CHECK(std::string(u.to(Device(DeviceType::cpu)).label()) == "temperature");
+  const char* kept = u.label();
+  {
+    Array<double> v(Shape{2}, dev, "temperature");
+    CHECK(v.label() == kept);  // one copy per distinct label
+  }
+  auto view = u.row(0);
+  view.set_label("first row");
+  CHECK(std::string(view.label()) == "first row");
+  CHECK(std::string(u.label()) == "temperature");
+  Array<double> moved = std::move(u);
+  CHECK(std::string(moved.label()) == "temperature");
+  CHECK(std::string(u.label()) == "");  // NOLINT(bugprone-use-after-move): a moved-from Array has no label
+  moved.set_label("");
+  CHECK(std::string(moved.label()) == "");
+  CHECK(std::string(kept) == "temperature");  // still readable after every Array that named it changed
+}
+
+TEST_CASE("memory_report lists live labelled arrays by label", "[array][labels][memory]") {
+  const Device dev = PORTA_TEST_DEVICE();
+  // A label of this run's own, so that arrays of other tests cannot be counted under it.
+  const std::string label = "report-" + std::to_string(porta_test::base_seed());
+  const auto count_line = [&]() -> std::string {
+    const std::string r = porta::memory_report(dev);
+    CHECK(r.rfind(dev.to_string() + ": ", 0) == 0);
+    CHECK(r.find("(unlabelled)") != std::string::npos);
+    const auto at = r.find("  " + label + " ");
+    return at == std::string::npos ? std::string() : r.substr(at, r.find('\n', at) - at);
+  };
+  CHECK(count_line().empty());
+  {
+    Array<float> a(Shape{1000}, dev, label);      // 4000 bytes
+    Array<double> b(Shape{10, 100}, dev, label);  // 8000 bytes
+    Array<float> other(Shape{5}, dev);
+    const std::string line = count_line();
+    INFO(line);
+    CHECK(line.find(" 2 arrays ") != std::string::npos);
+    CHECK(line.find("11.7 KiB") != std::string::npos);
+    auto view = b.row(3);  // a view is not another allocation
+    CHECK(count_line() == line);
+  }
+  CHECK(count_line().empty());  // freed with the last Array holding the memory
+}
+
 TEMPLATE_TEST_CASE("to(device) between every pair of devices", "[array]", PORTA_TEST_TYPES) {
   using T = TestType;
   PORTA_RNG(rng);
