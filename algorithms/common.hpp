@@ -11,6 +11,7 @@
 
 #include "porta/array.hpp"
 #include "porta/detail/runtime.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/error.hpp"
 #include "porta/stream.hpp"
 #include "runtime/registry.hpp"
@@ -71,6 +72,10 @@ inline void check_out_shape(const char* fn, const ArgRef& out, const ArgRef& lik
                         .c_str());
 }
 
+// The tools::Kind of a table entry that runs a kernel, as an int; -1 for the others (streams,
+// memory, synchronisation), which a tool does not see as launches.
+int traced_kind(const porta_backend_v1& table, const void* entry) noexcept;
+
 // One call of a built-in algorithm into a backend: the device, its backend table, the stream
 // handle, and the public function's name for messages. Entries are called through run():
 //   c.run(c.table->reduce, op, dtype_of<T>(), 1, n, 1, x.data(), y, c.stream);
@@ -82,10 +87,17 @@ struct BackendCall {
   porta_stream stream;
   const char* fn;
 
-  // entry(device.index, args...), checked.
+  // entry(device.index, args...), checked. A kernel entry is a launch named fn for a loaded
+  // profiling tool (traced_kind says which entries are); with none, one flag load.
   template <class... Params, class... Args>
   void run(porta_status (*entry)(int, Params...), Args&&... args) const {
-    check(entry(device.index, std::forward<Args>(args)...));
+    if (!tools::active()) return check(entry(device.index, std::forward<Args>(args)...));
+    const int kind = traced_kind(*table, reinterpret_cast<const void*>(entry));
+    if (kind < 0) return check(entry(device.index, std::forward<Args>(args)...));
+    const std::uint64_t id = tools::begin_kernel(static_cast<tools::Kind>(kind), fn, device, stream);
+    const porta_status st = entry(device.index, std::forward<Args>(args)...);
+    tools::end_kernel(static_cast<tools::Kind>(kind), id, device, stream);
+    check(st);
   }
   void check(porta_status st) const {
     if (st != PORTA_OK) throw_status(st, fn, device);

@@ -36,19 +36,23 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "porta/array.hpp"
 #include "porta/atomic.hpp"
+#include "porta/debug.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/cpu_parallel.hpp"
 #include "porta/detail/layout.hpp"
 #include "porta/detail/ops.hpp"
 #include "porta/detail/reduce_order.hpp"
 #include "porta/detail/strict.hpp"
+#include "porta/detail/tools.hpp"
 #include "porta/error.hpp"
 #include "porta/range.hpp"
 #include "porta/stream.hpp"
@@ -141,17 +145,6 @@ template <class H, class D>
 const D& device_part(const DualKernel<H, D>& f) {
   return f.device;
 }
-#if PORTA_GPU_COMPILER
-namespace gpu_user {
-// A map of a PORTA_KERNEL launches its GPU lambda alone (declared before map_pointers, which calls it).
-template <class T, class H, class D, class... In>
-void map(Device device, std::int64_t n, const DualKernel<H, D>& f, T* out, void* native_stream, const char* fn,
-         const In*... in) {
-  map(device, n, f.device, out, native_stream, fn, in...);
-}
-}  // namespace gpu_user
-#endif
-
 [[noreturn]] inline void throw_not_gpu_tu(const char* fn, Device device) {
   throw Unavailable(std::string(fn) + ": cannot launch a user kernel on " + device.to_string() +
                     " from a translation unit compiled as plain C++; compile it as " +
@@ -159,6 +152,112 @@ void map(Device device, std::int64_t n, const DualKernel<H, D>& f, T* out, void*
                     " (CMake: porta_add_kernels(<target> SOURCES <file>), or set_source_files_properties(<file> "
                     "PROPERTIES LANGUAGE " +
                     (device.type == DeviceType::hip ? "HIP" : "CUDA") + "))");
+}
+
+// What a launch without a name is reported as: the kernel's type as the compiler spells it
+// (Kokkos reports typeid's name), from __PRETTY_FUNCTION__, whose text GCC, clang and nvcc agree on
+// up to the brackets: "... [with F = T; ...]" or "... [F = T]".
+template <class F>
+std::string kernel_type_name() {
+#if defined(__GNUC__) || defined(__clang__)
+  const std::string_view p = __PRETTY_FUNCTION__;
+  const std::size_t at = p.find("F = ");
+  if (at != std::string_view::npos) {
+    const std::size_t from = at + 4;
+    std::size_t to = p.find("; ", from);
+    if (to == std::string_view::npos) to = p.rfind(']');
+    if (to != std::string_view::npos && to > from) return std::string(p.substr(from, to - from));
+  }
+#endif
+  return "porta kernel";
+}
+template <class F>
+struct KernelTypeName {
+  static std::string get() { return kernel_type_name<F>(); }
+};
+template <class H, class D>
+struct KernelTypeName<DualKernel<H, D>> {
+  static std::string get() { return kernel_type_name<H>(); }
+};
+// Built once per kernel type: afterwards a launch pays a static's guard check for its default name.
+template <class F>
+const char* default_kernel_name() {
+  static const std::string name = KernelTypeName<F>::get();
+  return name.c_str();
+}
+
+// A launch's name as a C string, without allocating: the given one (cut to kMax characters: the
+// GPU fault record and tools keep no more), or the kernel type's.
+class LaunchName {
+ public:
+  static constexpr std::size_t kMax = 95;
+  template <class F>
+  LaunchName(std::string_view name, const F&) noexcept {
+    if (name.empty()) {
+      p_ = default_kernel_name<F>();
+      return;
+    }
+    const std::size_t n = name.size() < kMax ? name.size() : kMax;
+    std::memcpy(buf_, name.data(), n);
+    buf_[n] = '\0';
+    p_ = buf_;
+  }
+  LaunchName(const LaunchName&) = delete;
+  LaunchName& operator=(const LaunchName&) = delete;
+  const char* c_str() const noexcept { return p_; }
+
+ private:
+  char buf_[kMax + 1];
+  const char* p_;
+};
+
+// A launch as a profiling tool sees it: begin when made, end (after the stream's work is done)
+// when it goes, also when the launch throws. With no tool loaded it is one flag load.
+class LaunchTrace {
+ public:
+  LaunchTrace(tools::Kind kind, const LaunchName& name, Device device, const Stream& stream) noexcept {
+    if (tools::active()) begin(kind, name.c_str(), device, stream);
+  }
+  LaunchTrace(const LaunchTrace&) = delete;
+  LaunchTrace& operator=(const LaunchTrace&) = delete;
+  ~LaunchTrace() {
+    if (on_) tools::end_kernel(kind_, id_, device_, stream_);
+  }
+
+ private:
+  PORTA_DETAIL_NOINLINE void begin(tools::Kind kind, const char* name, Device device, const Stream& stream) noexcept {
+    kind_ = kind;
+    device_ = device;
+    stream_ = static_cast<porta_stream>(stream.native_handle());
+    id_ = tools::begin_kernel(kind, name, device, stream_);
+    on_ = true;
+  }
+  bool on_ = false;
+  tools::Kind kind_ = tools::Kind::parallel_for;
+  std::uint64_t id_ = 0;
+  Device device_{};
+  porta_stream stream_ = nullptr;
+};
+
+// body() on the host, a kernel's fault (porta/debug.hpp) coming out with the launch's name.
+template <class Body>
+void run_named(const char* fn, const LaunchName& name, Device device, const Body& body) {
+  try {
+    body();
+  } catch (const KernelFault& e) {
+    name_fault(e, fn, name.c_str(), device);
+  }
+}
+// The same as a task of cpu:strict's queue, which runs at a later wait: that wait raises the fault.
+template <class Body>
+StrictTask strict_named_task(Device device, const LaunchName& name, Body body) {
+  return strict_task([device, n = std::string(name.c_str()), body] {
+    try {
+      body();
+    } catch (const KernelFault& e) {
+      defer_fault(device, e, n.c_str());
+    }
+  });
 }
 
 inline void check_stream_device(const Stream& stream, Device device, const char* fn) {
@@ -428,16 +527,23 @@ struct CastLoad {
   T operator()(std::int64_t k) const { return static_cast<T>((*load)(k)); }
 };
 
+class LaunchName;
 template <class T, class F, class... In>
-void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p);
+void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const LaunchName& name,
+                  const In*... p);
 template <class T, class F, class... In>
-void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const Array<In>&... in);
+void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const LaunchName& name,
+               const Array<In>&... in);
 
 }  // namespace detail
 
 // f(i[, j[, k]]) for every index of `range`, in parallel, on `device`; asynchronous on GPU streams.
+// `name` (optional, first, as in Kokkos) is what profiling tools, NVTX ranges and kernel errors call
+// the launch; without one they use the kernel's type.
+//   porta::parallel_for("jacobi", dev, porta::Range<2>({1, 1}, {ny - 1, nx - 1}), kernel);
 template <int Rank, class F>
-void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& stream = Stream()) {
+void parallel_for(std::string_view name, Device device, const Range<Rank>& range, F f,
+                  const Stream& stream = Stream()) {
   constexpr const char* fn = "porta::parallel_for";
   PORTA_DETAIL_CHECK_KERNEL(F);
   static_assert(detail::kernel_invocable_v<F, Rank>,
@@ -445,29 +551,41 @@ void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& st
                 "f(i) for porta::range(n), f(i, j) for range(n0, n1), f(i, j, k) for range(n0, n1, n2)");
   detail::check_stream_device(stream, device, fn);
   detail::check_device(device, fn);
+  const detail::LaunchName lname(name, f);
+  const detail::LaunchTrace trace(detail::tools::Kind::parallel_for, lname, device, stream);
   if (device.type == DeviceType::cpu) {
     if (range.size() == 0) return;
+    const auto& h = detail::host_part(f);
     if (device.host_accessible()) {
-      detail::cpu_parallel_for(range, detail::host_part(f));
+      detail::run_named(fn, lname, device, [&] { detail::cpu_parallel_for(range, h); });
     } else {  // cpu:strict: queued like a GPU launch (docs/strict.md)
       detail::strict_enqueue(
           static_cast<porta_stream>(stream.native_handle()),
-          detail::strict_task([range, h = detail::host_part(f)] { detail::cpu_parallel_for(range, h); }), fn);
+          detail::strict_named_task(device, lname, [range, h] { detail::cpu_parallel_for(range, h); }), fn);
     }
     return;
   }
 #if PORTA_GPU_COMPILER
-  detail::gpu_user::parallel_for(device, range, detail::device_part(f), stream.native_handle(), fn);
+  detail::gpu_user::parallel_for(device, range, detail::device_part(f), stream.native_handle(), fn, lname.c_str());
 #else
   detail::throw_not_gpu_tu(fn, device);
 #endif
 }
 
+template <int Rank, class F>
+void parallel_for(Device device, const Range<Rank>& range, F f, const Stream& stream = Stream()) {
+  parallel_for(std::string_view(), device, range, f, stream);
+}
+
 // f(i) for i in [0, n), in parallel, on `device`.
 template <class F>
-void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Stream()) {
+void parallel_for(std::string_view name, Device device, std::int64_t n, F f, const Stream& stream = Stream()) {
   if (n < 0) detail::throw_invalid("porta::parallel_for", ("n is negative (" + std::to_string(n) + ")").c_str());
-  parallel_for(device, Range<1>(n), f, stream);
+  parallel_for(name, device, Range<1>(n), f, stream);
+}
+template <class F>
+void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Stream()) {
+  parallel_for(std::string_view(), device, n, f, stream);
 }
 
 // out[i] = f(in[i]...) for every element, in row-major order; all arrays of one size and one device.
@@ -476,12 +594,21 @@ void parallel_for(Device device, std::int64_t n, F f, const Stream& stream = Str
 // very input (out = x[1:], in = x[:-1]), is written through a compact result, so that every f(...)
 // sees the inputs as they were before the call (NumPy's rule). Elementwise in place (map(x, f, x))
 // needs no copy.
+// A name first, as parallel_for's, names the launch for profiling tools and errors.
 template <class T, class F, class... In>
 void map(Array<T>& out, F f, const Array<In>&... in) {
-  map(Stream(), out, f, in...);
+  map(std::string_view(), Stream(), out, f, in...);
 }
 template <class T, class F, class... In>
 void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
+  map(std::string_view(), stream, out, f, in...);
+}
+template <class T, class F, class... In>
+void map(std::string_view name, Array<T>& out, F f, const Array<In>&... in) {
+  map(name, Stream(), out, f, in...);
+}
+template <class T, class F, class... In>
+void map(std::string_view name, const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
   constexpr const char* fn = "porta::map";
   out.check_valid(fn);
   (in.check_valid(fn), ...);
@@ -497,12 +624,14 @@ void map(const Stream& stream, Array<T>& out, F f, const Array<In>&... in) {
               fn, ("an input has " + std::to_string(a.size()) + " elements, the output " + std::to_string(n)).c_str());
       }(in),
       ...);
+  const detail::LaunchName lname(name, f);
+  const detail::LaunchTrace trace(detail::tools::Kind::parallel_for, lname, dev, stream);
   const bool out_direct = out.is_contiguous() && !(detail::overlaps_not_identical(out, in) || ...);
   if (out_direct && (in.is_contiguous() && ...)) {
-    detail::map_pointers(stream, dev, n, out.data(), f, in.data()...);
+    detail::map_pointers(stream, dev, n, out.data(), f, lname, in.data()...);
     return;
   }
-  detail::map_views(stream, out, out_direct, f, in...);
+  detail::map_views(stream, out, out_direct, f, lname, in...);
 }
 
 namespace detail {
@@ -544,7 +673,8 @@ PORTA_DETAIL_NOINLINE void cpu_map_task(T* o, const F& f, const Pack& pack, std:
 }
 
 template <class T, class F, class... In>
-void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p) {
+void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const LaunchName& name,
+                  const In*... p) {
   constexpr const char* fn = "porta::map";
   PORTA_DETAIL_CHECK_KERNEL(F);
   check_stream_device(stream, dev, fn);
@@ -557,35 +687,42 @@ void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const 
       cpu_for_blocks(n, 0, [&](std::int64_t b, std::int64_t e) { cpu_map_task(o, f, pack, b, e); });
     };
     if (dev.host_accessible()) {
-      loop();
+      run_named(fn, name, dev, loop);
     } else if (n > 0) {  // cpu:strict: queued like a GPU launch (docs/strict.md)
-      strict_enqueue(static_cast<porta_stream>(stream.native_handle()), strict_task(loop), fn);
+      strict_enqueue(static_cast<porta_stream>(stream.native_handle()), strict_named_task(dev, name, loop), fn);
     }
     return;
   }
 #if PORTA_GPU_COMPILER
   // GPUs take the built-in maps' vector kernel; parallel_for's element per thread would cost bandwidth.
-  gpu_user::map(dev, n, f, o, stream.native_handle(), fn, p...);
+  gpu_user::map_named(dev, n, device_part(f), o, stream.native_handle(), fn, name.c_str(), p...);
 #else
   throw_not_gpu_tu(fn, dev);
 #endif
 }
 
+// The same under the kernel type's name.
+template <class T, class F, class... In>
+void map_pointers(const Stream& stream, Device dev, std::int64_t n, T* o, const F& f, const In*... p) {
+  map_pointers(stream, dev, n, o, f, LaunchName(std::string_view(), f), p...);
+}
+
 // A map over views: strided inputs through compact copies, the output through a compact result
 // unless it can be written directly. The copies are queued on `stream` like the map itself.
 template <class T, class F, class... In, std::size_t... I>
-void map_compact(const Stream& stream, Array<T>& out, bool out_direct, const F& f,
+void map_compact(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const LaunchName& name,
                  const std::tuple<Array<In>...>& compact, std::index_sequence<I...>, const Array<In>&... in) {
   Array<T> result = out_direct ? Array<T>() : Array<T>(out.shape(), out.device(), stream);
-  map_pointers(stream, out.device(), out.size(), out_direct ? out.data() : result.data(), f,
+  map_pointers(stream, out.device(), out.size(), out_direct ? out.data() : result.data(), f, name,
                (in.is_contiguous() ? in.data() : std::get<I>(compact).data())...);
   if (!out_direct) out.assign(result, stream);
 }
 
 template <class T, class F, class... In>
-void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const Array<In>&... in) {
+void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f, const LaunchName& name,
+               const Array<In>&... in) {
   const std::tuple<Array<In>...> compact{(in.is_contiguous() ? Array<In>() : in.contiguous(stream))...};
-  map_compact(stream, out, out_direct, f, compact, std::index_sequence_for<In...>{}, in...);
+  map_compact(stream, out, out_direct, f, name, compact, std::index_sequence_for<In...>{}, in...);
 }
 }  // namespace detail
 
@@ -595,8 +732,10 @@ void map_views(const Stream& stream, Array<T>& out, bool out_direct, const F& f,
 // (float, double, int32_t, int64_t; narrower integers count in int32_t), or R when named:
 // transform_reduce<double>(...) converts each f(...) to double first. init is converted to it; a
 // floating-point init for an integer result is a compile-time error (it would be truncated).
+// A name first, as parallel_for's, names the launch for profiling tools and errors.
 template <class R = detail::Deduce, int Rank, class Init, class Op, class F>
-auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op, F f, const Stream& stream = Stream()) {
+auto transform_reduce(std::string_view name, Device device, const Range<Rank>& range, Init init, Op op, F f,
+                      const Stream& stream = Stream()) {
   using T = detail::reduce_result_t<R, F, Rank>;
   constexpr const char* fn = "porta::transform_reduce";
   PORTA_DETAIL_CHECK_KERNEL(F);
@@ -612,36 +751,52 @@ auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op,
   detail::check_device(device, fn);
   const std::int64_t n = range.size();
   T r;
-  if (device.type == DeviceType::cpu) {
-    const auto load = detail::linear_load(range, detail::host_part(f));
-    const detail::CastLoad<T, decltype(load)> cast{&load};
-    if (device.host_accessible()) {
-      r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
-    } else {  // cpu:strict: the host needs the value now: queued work first, then this (docs/strict.md)
-      detail::strict_run_now(static_cast<porta_stream>(stream.native_handle()),
-                             detail::strict_task([&r, n, op, &cast, &range] {
-                               r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
-                             }),
-                             fn);
-    }
-  } else {
+  {
+    const detail::LaunchName lname(name, f);
+    const detail::LaunchTrace trace(detail::tools::Kind::parallel_reduce, lname, device, stream);
+    if (device.type == DeviceType::cpu) {
+      const auto load = detail::linear_load(range, detail::host_part(f));
+      const detail::CastLoad<T, decltype(load)> cast{&load};
+      // cpu:strict: the host needs the value now: queued work first, then this (docs/strict.md).
+      detail::run_named(fn, lname, device, [&] {
+        if (device.host_accessible()) {
+          r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
+        } else {
+          detail::strict_run_now(static_cast<porta_stream>(stream.native_handle()),
+                                 detail::strict_task([&r, n, op, &cast, &range] {
+                                   r = detail::reduce_canonical_cpu<T>(n, op, cast, range.grain());
+                                 }),
+                                 fn);
+        }
+      });
+    } else {
 #if PORTA_GPU_COMPILER
-    // A grain of at most 32 index points says each term is heavy: worth its own GPU thread.
-    const bool heavy = range.grain() > 0 && range.grain() <= 32;
-    r = detail::gpu_user::transform_reduce<T>(device, n, op, detail::linear_load(range, detail::device_part(f)), heavy,
-                                              stream.native_handle(), fn);
+      // A grain of at most 32 index points says each term is heavy: worth its own GPU thread.
+      const bool heavy = range.grain() > 0 && range.grain() <= 32;
+      r = detail::gpu_user::transform_reduce<T>(device, n, op, detail::linear_load(range, detail::device_part(f)),
+                                                heavy, stream.native_handle(), fn, lname.c_str());
 #else
-    detail::throw_not_gpu_tu(fn, device);
+      detail::throw_not_gpu_tu(fn, device);
 #endif
+    }
   }
   return detail::canonical_nan(op(static_cast<T>(init), r));
+}
+template <class R = detail::Deduce, int Rank, class Init, class Op, class F>
+auto transform_reduce(Device device, const Range<Rank>& range, Init init, Op op, F f, const Stream& stream = Stream()) {
+  return transform_reduce<R>(std::string_view(), device, range, init, op, f, stream);
 }
 
 // The same over i in [0, n).
 template <class R = detail::Deduce, class Init, class Op, class F>
-auto transform_reduce(Device device, std::int64_t n, Init init, Op op, F f, const Stream& stream = Stream()) {
+auto transform_reduce(std::string_view name, Device device, std::int64_t n, Init init, Op op, F f,
+                      const Stream& stream = Stream()) {
   if (n < 0) detail::throw_invalid("porta::transform_reduce", ("n is negative (" + std::to_string(n) + ")").c_str());
-  return transform_reduce<R>(device, Range<1>(n), init, op, f, stream);
+  return transform_reduce<R>(name, device, Range<1>(n), init, op, f, stream);
+}
+template <class R = detail::Deduce, class Init, class Op, class F>
+auto transform_reduce(Device device, std::int64_t n, Init init, Op op, F f, const Stream& stream = Stream()) {
+  return transform_reduce<R>(std::string_view(), device, n, init, op, f, stream);
 }
 
 }  // namespace porta
