@@ -9,6 +9,7 @@
 //
 // Compiled as CUDA or HIP when the build has that backend (porta_add_kernels), so the same checks
 // run on GPU devices.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -99,8 +100,9 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
     porta::profile_region region("porta tools test");
     porta::Array<float> x(porta::Shape{n}, dev);
     auto xv = x.view();
-    porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) { xv[i] = static_cast<float>(i % 7); }));
-    const double s = porta::transform_reduce(dev, n, 0.0, porta::plus{},
+    porta::parallel_for("tools test fill", dev, n,
+                        PORTA_KERNEL((std::int64_t i) { xv[i] = static_cast<float>(i % 7); }));
+    const double s = porta::transform_reduce("tools test total", dev, n, 0.0, porta::plus{},
                                              PORTA_KERNEL((std::int64_t i) { return static_cast<double>(xv[i]); }));
     const float total = porta::sum(x);
     const std::vector<float> host = x.to_vector();
@@ -172,6 +174,13 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
   CHECK(fences >= 1);          // Stream::synchronize
   CHECK(copies_to_host >= 1);  // to_vector
   for (const std::string& name : kernel_names) CHECK_FALSE(name.empty());
+  // Named launches arrive under their names, a built-in under its function's.
+  const auto heard = [&](const std::string& name) {
+    return std::find(kernel_names.begin(), kernel_names.end(), name) != kernel_names.end();
+  };
+  CHECK(heard("tools test fill"));
+  CHECK(heard("tools test total"));
+  CHECK(heard("porta::sum"));
 
   // The array: allocated and freed once each, same pointer and size, in the device's space.
   int allocs = 0, frees = 0;
