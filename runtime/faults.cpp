@@ -39,19 +39,26 @@ struct DeviceFaults {
 };
 
 std::atomic<DeviceFaults*> g_devices[kDeviceTypeCount][kMaxIndex];
+std::atomic<DeviceFaults*> g_strict;  // cpu:strict, whose index is a tag, not a count
 std::mutex g_make;
 
 // The state of `device`, made on first use when `make`; nullptr for an index past kMaxIndex.
 DeviceFaults* state_of(Device device, bool make) {
   const int t = static_cast<int>(device.type), i = device.index;
-  if (t < 0 || t >= kDeviceTypeCount || i < 0 || i >= kMaxIndex) return nullptr;
-  DeviceFaults* d = g_devices[t][i].load(std::memory_order_acquire);
+  std::atomic<DeviceFaults*>* slot = nullptr;
+  if (device.is_strict()) {
+    slot = &g_strict;
+  } else {
+    if (t < 0 || t >= kDeviceTypeCount || i < 0 || i >= kMaxIndex) return nullptr;
+    slot = &g_devices[t][i];
+  }
+  DeviceFaults* d = slot->load(std::memory_order_acquire);
   if (d != nullptr || !make) return d;
   std::lock_guard<std::mutex> guard(g_make);
-  d = g_devices[t][i].load(std::memory_order_relaxed);
+  d = slot->load(std::memory_order_relaxed);
   if (d == nullptr) {
     d = new (std::nothrow) DeviceFaults();  // kept for the process's life (see the top)
-    g_devices[t][i].store(d, std::memory_order_release);
+    slot->store(d, std::memory_order_release);
   }
   return d;
 }
