@@ -26,8 +26,12 @@
 #include <utility>
 #include <vector>
 
+#include "porta/detail/config.hpp"
 #include "runtime/kokkosp.hpp"
 #include "runtime/registry.hpp"
+
+#define PORTA_TOOLS_STRING_(x) #x
+#define PORTA_TOOLS_STRING(x) PORTA_TOOLS_STRING_(x)
 
 namespace porta::detail::tools {
 
@@ -36,6 +40,10 @@ std::atomic<bool> g_active{false};
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// "0.1.0", declared to the tools as Kokkos declares its own version.
+constexpr const char* kVersion = PORTA_TOOLS_STRING(PORTA_VERSION_MAJOR) "." PORTA_TOOLS_STRING(
+    PORTA_VERSION_MINOR) "." PORTA_TOOLS_STRING(PORTA_VERSION_PATCH);
 
 // ---- the loaded Kokkos Tools libraries -----------------------------------------------------------
 struct Library {
@@ -291,7 +299,8 @@ void start_library(Library& lib, int sequence) {
     lib.provide_tool_programming_interface(1, &tpi);
   }
   if (lib.init_library != nullptr) lib.init_library(sequence, PORTA_KOKKOSP_INTERFACE_VERSION, 0, nullptr);
-  if (lib.declare_metadata != nullptr) lib.declare_metadata("porta", "porta tools interface");
+  // As Kokkos declares "Kokkos Version": tools that write reports put it in their header.
+  if (lib.declare_metadata != nullptr) lib.declare_metadata("porta version", kVersion);
 }
 
 // ---- PORTA_PROFILE ---------------------------------------------------------------------------------
