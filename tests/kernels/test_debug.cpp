@@ -218,3 +218,25 @@ TEST_CASE("a failure names the launch's kernel and device", "[kernels][debug]") 
   });
   CHECK(has(failed, "kernel 'eos' on " + dev.to_string() + ": negative density at 3 -0.25"));
 }
+
+TEST_CASE("every wait raises a queued kernel's failure once", "[kernels][debug]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  if (dev.host_accessible()) return;  // the plain CPU throws at the launch
+  INFO("on " << dev.to_string());
+  auto x = porta::zeros<float>(Shape{4}, dev);
+  auto xv = x.view();
+  const auto bad = [&](const porta::Stream& s) {
+    porta::parallel_for("bad", dev, 1, PORTA_KERNEL((std::int64_t i) { xv[i + 4] = 1.0f; }), s);
+  };
+  porta::Stream s(dev);
+  bad(s);
+  CHECK_THROWS_AS(s.synchronize(), porta::KernelError);
+  s.synchronize();  // raised once, then cleared
+  bad(s);
+  porta::Event e(dev);
+  e.record(s);
+  CHECK_THROWS_AS(e.synchronize(), porta::KernelError);
+  bad(s);
+  CHECK_THROWS_AS(porta::synchronize(dev), porta::KernelError);
+  CHECK(x.item(0) == 0.0f);  // nothing left to raise, and nothing written
+}
