@@ -11,6 +11,7 @@
 
 #include "porta/algorithms.hpp"
 #include "porta/array.hpp"
+#include "porta/debug.hpp"
 #include "porta/device.hpp"
 #include "porta/error.hpp"
 #include "porta/host_array.hpp"
