@@ -10,7 +10,8 @@
 //   porta::parallel_for: kernel 'smooth' on cpu: index 12 is out of bounds for array 'u' of shape (10)
 //
 // On the CPU (cpu, cpu:strict) the accessor throws, so the violating index and the rest of the
-// thread's indices never run. A GPU kernel records the first violation on its device, touches a
+// thread's indices never run; cpu raises at the launch, cpu:strict at the next wait (its kernels
+// run there). A GPU kernel records the first violation on its device, touches a
 // harmless dummy element instead of the bad address, and runs on; the next wait on that device
 // (Stream::synchronize, Event::synchronize, porta::synchronize, a copy to the host) raises the
 // error and clears the record, so the device stays usable. Off, an accessor is the plain load it
