@@ -27,8 +27,8 @@ constexpr int kMaxIndex = 64;  // devices per type with a record (as detail/gpu/
 constexpr std::size_t kNameBytes = 96;
 
 struct DeviceFaults {
-  std::mutex lock;  // name, pending and making the record
-  FaultRecord* record = nullptr;
+  std::mutex lock;                            // name, pending and making the record
+  std::atomic<FaultRecord*> record{nullptr};  // set once, read by waits without the lock
   unsigned* claim = nullptr;
   bool record_failed = false;              // pinning failed once: do not retry every launch
   char name[kNameBytes] = {};              // the last launched kernel's name ("" when unnamed)
@@ -73,7 +73,7 @@ FaultSlot gpu_fault_slot(Device device) noexcept {
   DeviceFaults* d = state_of(device, true);
   if (d == nullptr || device.type == DeviceType::cpu) return {nullptr, nullptr};
   std::lock_guard<std::mutex> guard(d->lock);
-  if (d->record != nullptr) return {d->claim, d->record};
+  if (FaultRecord* r = d->record.load(std::memory_order_relaxed); r != nullptr) return {d->claim, r};
   if (d->record_failed) return {nullptr, nullptr};
   void* host = nullptr;
   void* claim = nullptr;
@@ -91,8 +91,8 @@ FaultSlot gpu_fault_slot(Device device) noexcept {
   auto* r = new (host) FaultRecord{};
   r->state = 0;
   d->claim = static_cast<unsigned*>(claim);
-  d->record = r;
-  return {d->claim, d->record};
+  d->record.store(r, std::memory_order_release);  // after the claim: a wait that sees it sees both
+  return {d->claim, r};
 }
 
 void note_launch(Device device, const char* name) noexcept {
@@ -131,7 +131,7 @@ void raise_kernel_faults(Device device, const char* fn) {
     }
     if (!what.empty()) throw KernelError(prefix + what);
   }
-  FaultRecord* r = d->record;
+  FaultRecord* r = d->record.load(std::memory_order_acquire);
   const std::uint64_t launches = d->launches.exchange(0, std::memory_order_relaxed);
   if (r == nullptr || r->state == 0) return;
   std::atomic_thread_fence(std::memory_order_acquire);
