@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -202,10 +203,9 @@ const Ranges& ranges() {
       try {
         const BackendSlot& slot = backend_slot(type);
         if (!slot.loaded) continue;
-        if (slot.table.range_pop(0) != PORTA_OK) {  // probe: an empty stack's pop is harmless
-          (void)take_missing_entry();
-          continue;
-        }
+        // The plugin's table must reach both entries. A probing call would show in the profile (a
+        // pop of an empty stack is one more range end than ranges begun).
+        if (slot.table.struct_size < offsetof(porta_backend_v1, range_pop) + sizeof(slot.table.range_pop)) continue;
         out.tables[out.count++] = &slot.table;
       } catch (...) {
       }
@@ -219,14 +219,16 @@ void range_push(const char* name) noexcept {
   const State& st = state();
   if (!st.cuda_ranges && !st.hip_ranges) return;
   const Ranges& r = ranges();
-  for (int i = 0; i < r.count; ++i) (void)r.tables[i]->range_push(0, name);
+  for (int i = 0; i < r.count; ++i)
+    if (r.tables[i]->range_push(0, name) != PORTA_OK) (void)take_missing_entry();  // a plugin that left it NULL
 }
 
 void range_pop() noexcept {
   const State& st = state();
   if (!st.cuda_ranges && !st.hip_ranges) return;
   const Ranges& r = ranges();
-  for (int i = 0; i < r.count; ++i) (void)r.tables[i]->range_pop(0);
+  for (int i = 0; i < r.count; ++i)
+    if (r.tables[i]->range_pop(0) != PORTA_OK) (void)take_missing_entry();
 }
 
 // ---- loading --------------------------------------------------------------------------------------
