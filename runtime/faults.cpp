@@ -24,17 +24,21 @@ namespace porta::detail {
 namespace {
 
 constexpr int kMaxIndex = 64;  // devices per type with a record (as detail/gpu/faults.cuh)
-constexpr std::size_t kNameBytes = 96;
 
 struct DeviceFaults {
   std::mutex lock;                            // name, pending and making the record
   std::atomic<FaultRecord*> record{nullptr};  // set once, read by waits without the lock
   unsigned* claim = nullptr;
-  bool record_failed = false;              // pinning failed once: do not retry every launch
-  char name[kNameBytes] = {};              // the last launched kernel's name ("" when unnamed)
-  bool launched = false;                   // a user kernel was launched here
-  std::atomic<std::uint64_t> launches{0};  // user kernel launches since the last check
-  std::atomic<bool> has_pending{false};    // a queued CPU kernel's fault waits in `pending`
+  bool record_failed = false;  // pinning failed once: do not retry every launch
+  // The last launched kernel's name: a pointer that stays valid for the process's life (a default
+  // name's static or an interned one: stable_name), stored without a lock, because every launch
+  // stores it and a launch is held to a fraction of a microsecond. nullptr: none launched yet.
+  std::atomic<const char*> name{nullptr};
+  // User kernel launches since the last check. Counted with a load and a store, not an atomic add:
+  // launches from several threads at once may count one too few, which only changes the wording of
+  // an error ("one of N kernels"), never which error.
+  std::atomic<std::uint64_t> launches{0};
+  std::atomic<bool> has_pending{false};  // a queued CPU kernel's fault waits in `pending`
   std::string pending;
 };
 
@@ -64,7 +68,8 @@ DeviceFaults* state_of(Device device, bool make) {
 }
 
 std::string copy_name(const DeviceFaults& d) {
-  return std::string(d.name, strnlen(d.name, kNameBytes));
+  const char* n = d.name.load(std::memory_order_acquire);
+  return n != nullptr ? std::string(n) : std::string();
 }
 
 }  // namespace
@@ -98,13 +103,8 @@ FaultSlot gpu_fault_slot(Device device) noexcept {
 void note_launch(Device device, const char* name) noexcept {
   DeviceFaults* d = state_of(device, true);
   if (d == nullptr) return;
-  d->launches.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> guard(d->lock);
-  d->launched = true;
-  std::size_t n = 0;
-  if (name != nullptr)
-    for (; n < kNameBytes - 1 && name[n] != '\0'; ++n) d->name[n] = name[n];
-  d->name[n] = '\0';
+  d->launches.store(d->launches.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  d->name.store(name != nullptr ? name : "", std::memory_order_release);
 }
 
 void defer_fault(Device device, const KernelFault& fault, const char* name) {
@@ -120,7 +120,8 @@ void defer_fault(Device device, const KernelFault& fault, const char* name) {
 void raise_kernel_faults(Device device, const char* fn) {
   DeviceFaults* d = state_of(device, false);
   if (d == nullptr) return;
-  const std::string prefix = std::string(fn != nullptr ? fn : "porta") + ": ";
+  // Nothing is built before a failure is found: this runs after every wait.
+  const auto prefix = [fn] { return std::string(fn != nullptr ? fn : "porta") + ": "; };
   if (d->has_pending.load(std::memory_order_acquire)) {
     std::string what;
     {
@@ -129,18 +130,14 @@ void raise_kernel_faults(Device device, const char* fn) {
       d->pending.clear();
       d->has_pending.store(false, std::memory_order_relaxed);
     }
-    if (!what.empty()) throw KernelError(prefix + what);
+    if (!what.empty()) throw KernelError(prefix() + what);
   }
   FaultRecord* r = d->record.load(std::memory_order_acquire);
   const std::uint64_t launches = d->launches.exchange(0, std::memory_order_relaxed);
   if (r == nullptr || r->state == 0) return;
   std::atomic_thread_fence(std::memory_order_acquire);
   const FaultInfo info = r->info;
-  std::string name;
-  {
-    std::lock_guard<std::mutex> guard(d->lock);
-    name = copy_name(*d);
-  }
+  const std::string name = copy_name(*d);
   // Free the record for the next failure before raising this one: the state first, then the
   // claim (the devices' side), so that no kernel writes a record the host is about to clear.
   r->state = 0;
@@ -157,14 +154,13 @@ void raise_kernel_faults(Device device, const char* fn) {
     who = "a kernel on " + device.to_string() + " (one of " + std::to_string(launches) +
           " launched since the last wait; the last was " + (name.empty() ? "unnamed" : "'" + name + "'") + ")";
   }
-  throw KernelError(prefix + who + ": " + describe_fault(info));
+  throw KernelError(prefix() + who + ": " + describe_fault(info));
 }
 
 std::string last_launch_note(Device device) {
   DeviceFaults* d = state_of(device, false);
   if (d == nullptr) return {};
-  std::lock_guard<std::mutex> guard(d->lock);
-  if (!d->launched) return {};
+  if (d->name.load(std::memory_order_acquire) == nullptr) return {};
   const std::string name = copy_name(*d);
   return " (the last user kernel launched on " + device.to_string() + " was " +
          (name.empty() ? std::string("unnamed") : "'" + name + "'") + ")";

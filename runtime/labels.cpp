@@ -4,6 +4,7 @@
 // labelled arrays for memory_report.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -52,6 +53,28 @@ const char* intern_label(std::string_view label) {
   Labels& l = labels();
   const std::lock_guard<std::mutex> lock(l.mutex);
   return l.names.emplace(label).first->c_str();
+}
+
+const char* stable_name(std::string_view name) noexcept {
+  struct Entry {
+    const char* data = nullptr;  // the caller's characters, as last seen at this address
+    std::size_t size = 0;
+    const char* interned = nullptr;
+  };
+  thread_local Entry cache[8];
+  thread_local unsigned next = 0;
+  for (const Entry& e : cache)
+    // The same address may hold other characters now (a reused std::string): compare them too.
+    if (e.data == name.data() && e.size == name.size() && e.interned != nullptr &&
+        std::memcmp(e.interned, name.data(), name.size()) == 0)
+      return e.interned;
+  try {
+    const char* s = intern_label(name);
+    cache[next++ % 8] = Entry{name.data(), name.size(), s};
+    return s;
+  } catch (...) {
+    return "";
+  }
 }
 
 void count_labelled(Device device, const char* label, std::size_t bytes, bool allocated) noexcept {

@@ -393,7 +393,10 @@ bool init_once() {
   parse_profile(std::getenv("PORTA_PROFILE"), st);
   // Nsight Systems and Nsight Compute name their injection library here; rocprof (v1, v2) and
   // rocprofv3 theirs in the HSA or rocprofiler variables.
-  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) st.cuda_ranges = true;
+  // Nsight Compute sets no NVTX variable (its injection reaches NVTX through the CUDA driver), only
+  // its own transport's (seen with ncu 2025.3).
+  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr || std::getenv("NV_NSIGHT_INJECTION_TRANSPORT_TYPE") != nullptr)
+    st.cuda_ranges = true;
   for (const char* var : {"HSA_TOOLS_LIB", "ROCP_TOOL_LIB", "ROCP_TOOL_LIBRARIES"})
     if (std::getenv(var) != nullptr) st.hip_ranges = true;
   t_starting = true;

@@ -153,6 +153,10 @@ namespace detail {
 // The one copy of a label's characters, kept for the program's life (labels are few: a profiling
 // tool, an error and a View may hold the pointer long after the Array is gone).
 const char* intern_label(std::string_view label);
+// intern_label for a launch's name, from a small per-thread cache first, so that a launch named
+// by a literal pays a pointer compare, not the shared set's lock. Never throws ("" when out of
+// memory).
+const char* stable_name(std::string_view name) noexcept;
 // The live bytes of labelled arrays, for memory_report (unlabelled ones cost nothing here).
 void count_labelled(Device device, const char* label, std::size_t bytes, bool allocated) noexcept;
 

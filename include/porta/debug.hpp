@@ -197,7 +197,9 @@ class KernelFault : public KernelError {
 // GPU `device`'s fault record, made on first use; {nullptr, nullptr} when it cannot be (no pinned
 // memory): the kernels then record nothing. Never throws.
 FaultSlot gpu_fault_slot(Device device) noexcept;
-// Remembers `name` (nullptr: an unnamed launch) as the kernel last launched on `device`.
+// Remembers `name` (nullptr: an unnamed launch) as the kernel last launched on `device`. The
+// pointer is kept, not the characters: it must stay valid for the process's life (kernels.hpp's
+// LaunchName gives such pointers: a default name's static, or stable_name's interned copy).
 void note_launch(Device device, const char* name) noexcept;
 // Raises what a kernel on `device` reported since the last check, as a KernelError whose message
 // starts with fn, and clears it; returns when nothing was reported. A load of the record when

@@ -36,7 +36,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -186,28 +185,18 @@ const char* default_kernel_name() {
   return name.c_str();
 }
 
-// A launch's name as a C string, without allocating: the given one (cut to kMax characters: the
-// GPU fault record and tools keep no more), or the kernel type's.
+// A launch's name as a C string that stays valid for the process's life (a GPU launch leaves it
+// with the device for a later error): the given one, interned, or the kernel type's.
 class LaunchName {
  public:
-  static constexpr std::size_t kMax = 95;
   template <class F>
-  LaunchName(std::string_view name, const F&) noexcept {
-    if (name.empty()) {
-      p_ = default_kernel_name<F>();
-      return;
-    }
-    const std::size_t n = name.size() < kMax ? name.size() : kMax;
-    std::memcpy(buf_, name.data(), n);
-    buf_[n] = '\0';
-    p_ = buf_;
-  }
+  LaunchName(std::string_view name, const F&) noexcept
+      : p_(name.empty() ? default_kernel_name<F>() : stable_name(name)) {}
   LaunchName(const LaunchName&) = delete;
   LaunchName& operator=(const LaunchName&) = delete;
   const char* c_str() const noexcept { return p_; }
 
  private:
-  char buf_[kMax + 1];
   const char* p_;
 };
 
