@@ -133,7 +133,9 @@ void raise_kernel_faults(Device device, const char* fn) {
     if (!what.empty()) throw KernelError(prefix() + what);
   }
   FaultRecord* r = d->record.load(std::memory_order_acquire);
-  const std::uint64_t launches = d->launches.exchange(0, std::memory_order_relaxed);
+  // A load and a store, not an exchange (a locked instruction on every wait): see `launches`.
+  const std::uint64_t launches = d->launches.load(std::memory_order_relaxed);
+  if (launches != 0) d->launches.store(0, std::memory_order_relaxed);
   if (r == nullptr || r->state == 0) return;
   std::atomic_thread_fence(std::memory_order_acquire);
   const FaultInfo info = r->info;
