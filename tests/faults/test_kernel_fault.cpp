@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// A user kernel that writes far out of bounds on a GPU. GPU kernels cannot throw, so the
-// fault shows where CUDA reports it: at the next synchronisation, which must throw
-// porta::BackendError naming that call and the vendor's error, not abort or hang. The fault is
-// sticky (the process's CUDA context is lost), so this is its own executable and ctest entry, and
+// A user kernel that writes far out of bounds on a GPU. GPU kernels cannot throw, so the fault
+// shows where CUDA reports it: at the next synchronisation, which must throw porta::BackendError
+// naming that call, the vendor's error and the kernel last launched there, not abort or hang. The
+// fault is sticky (the process's CUDA context is lost), so this is its own executable and ctest entry, and
 // it ends by running porta-info in a fresh process, which must still find the GPU.
 //
 // Compiled as CUDA (or HIP) by porta_add_kernels; in a plain C++ compilation there is no GPU
@@ -62,7 +62,7 @@ TEST_CASE("an out-of-bounds write in a user kernel is a BackendError at the next
   // array whatever the allocator returned, and never another allocation's memory.
   const std::int64_t far = -static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(v.data) / sizeof(float)) + 16;
   porta::Stream s(dev);
-  porta::parallel_for(dev, 1, PORTA_KERNEL((std::int64_t i) { v.data[far + i] = 1.0f; }), s);
+  porta::parallel_for("stray write", dev, 1, PORTA_KERNEL((std::int64_t i) { v.data[far + i] = 1.0f; }), s);
   try {
     s.synchronize();
     FAIL("the out-of-bounds write went unreported at the next synchronisation");
@@ -71,6 +71,8 @@ TEST_CASE("an out-of-bounds write in a user kernel is a BackendError at the next
     INFO(what);
     CHECK_THAT(what, Contains("porta::Stream::synchronize"));
     CHECK_THAT(what, Contains(*type == DeviceType::cuda ? "cudaErrorIllegalAddress" : "hipError"));
+    // The error names the kernel that probably caused it (porta/debug.hpp).
+    CHECK_THAT(what, Contains("the last user kernel launched on " + dev.to_string() + " was 'stray write'"));
   }
   // The context is lost; later calls keep failing as porta errors (no abort), whichever they are.
   CHECK_THROWS_AS(porta::sum(x), porta::Error);
