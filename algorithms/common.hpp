@@ -94,7 +94,9 @@ struct BackendCall {
     if (!tools::active()) return check(entry(device.index, std::forward<Args>(args)...));
     const int kind = traced_kind(*table, reinterpret_cast<const void*>(entry));
     if (kind < 0) return check(entry(device.index, std::forward<Args>(args)...));
-    const std::uint64_t id = tools::begin_kernel(static_cast<tools::Kind>(kind), fn, device, stream);
+    const char* name = tools::builtin_name();  // a porta::launch_name scope's, else the function's
+    const std::uint64_t id =
+        tools::begin_kernel(static_cast<tools::Kind>(kind), name != nullptr ? name : fn, device, stream);
     const porta_status st = entry(device.index, std::forward<Args>(args)...);
     tools::end_kernel(static_cast<tools::Kind>(kind), id, device, stream);
     check(st);

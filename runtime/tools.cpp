@@ -592,4 +592,27 @@ void pop_region() noexcept {
     if (st.libraries[i].pop_region != nullptr) st.libraries[i].pop_region();
 }
 
+namespace {
+// The names of porta::launch_name scopes on this thread, innermost last (a scope restores the one
+// before it, whose characters must still be here).
+thread_local std::vector<std::string> t_builtin_names;
+}  // namespace
+
+const char* builtin_name() noexcept {
+  return t_builtin_names.empty() ? nullptr : t_builtin_names.back().c_str();
+}
+
+const char* set_builtin_name(const char* name) noexcept {
+  const char* previous = builtin_name();
+  try {
+    if (name != nullptr) {
+      t_builtin_names.emplace_back(name);
+    } else if (!t_builtin_names.empty()) {
+      t_builtin_names.pop_back();
+    }
+  } catch (...) {  // no memory for the name: built-ins keep their own
+  }
+  return previous;
+}
+
 }  // namespace porta::detail::tools

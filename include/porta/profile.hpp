@@ -54,4 +54,27 @@ class profile_region {
   profile_region& operator=(profile_region&&) = delete;
 };
 
+// A name for the built-in calls of this thread while it lives (porta::sum, matmul, fill, a fused
+// expression, ...), which profiling tools, NVTX ranges and PORTA_PROFILE=summary then show in place
+// of the function's own name: the built-ins' optional name, as a user kernel's is the first
+// argument of parallel_for. Scopes nest; the innermost names. User kernels keep their own names.
+//
+//   {
+//     porta::launch_name name("residual norm");
+//     r = porta::norm2(residual);               // a tool sees "residual norm", not "porta::norm2"
+//   }
+//
+// With no tool loaded it stores the name and nothing reads it: name hot loops' calls with a
+// profile_region instead, which costs a flag load.
+class launch_name {
+ public:
+  explicit launch_name(const char* name) { detail::tools::set_builtin_name(name); }
+  explicit launch_name(const std::string& name) { detail::tools::set_builtin_name(name.c_str()); }
+  ~launch_name() { detail::tools::set_builtin_name(nullptr); }
+  launch_name(const launch_name&) = delete;
+  launch_name& operator=(const launch_name&) = delete;
+  launch_name(launch_name&&) = delete;
+  launch_name& operator=(launch_name&&) = delete;
+};
+
 }  // namespace porta

@@ -98,14 +98,20 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
   const std::uint64_t bytes = n * sizeof(float);
   {
     porta::profile_region region("porta tools test");
-    porta::Array<float> x(porta::Shape{n}, dev);
+    porta::Array<float> x(porta::Shape{n}, dev, "tools test x");
     auto xv = x.view();
     porta::parallel_for("tools test fill", dev, n,
                         PORTA_KERNEL((std::int64_t i) { xv[i] = static_cast<float>(i % 7); }));
     const double s = porta::transform_reduce("tools test total", dev, n, 0.0, porta::plus{},
                                              PORTA_KERNEL((std::int64_t i) { return static_cast<double>(xv[i]); }));
     const float total = porta::sum(x);
+    float largest = 0;
+    {
+      porta::launch_name name("tools test largest");  // a built-in's own name
+      largest = porta::max(x);
+    }
     const std::vector<float> host = x.to_vector();
+    CHECK(largest == 6.0f);
     porta::Stream stream(dev);
     stream.synchronize();
     CHECK(s == static_cast<double>(total));
@@ -181,6 +187,8 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
   CHECK(heard("tools test fill"));
   CHECK(heard("tools test total"));
   CHECK(heard("porta::sum"));
+  CHECK(heard("tools test largest"));
+  CHECK_FALSE(heard("porta::max"));
 
   // The array: allocated and freed once each, same pointer and size, in the device's space.
   int allocs = 0, frees = 0;
@@ -191,6 +199,10 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
       if (e.what == "alloc") {
         ++allocs;
         pointer = e.words[1];
+        // The Array's label, as the tool received it (the record splits it at spaces).
+        std::string label;
+        for (std::size_t w = 3; w < e.words.size(); ++w) label += (w > 3 ? " " : "") + e.words[w];
+        CHECK(label == "tools test x");
       } else {
         ++frees;
         CHECK(e.words[1] == pointer);

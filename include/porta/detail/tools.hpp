@@ -25,7 +25,9 @@ extern std::atomic<bool> g_active;
 // first launch asks it.
 bool init() noexcept;
 
-inline bool active() noexcept { return g_active.load(std::memory_order_relaxed); }
+inline bool active() noexcept {
+  return g_active.load(std::memory_order_relaxed);
+}
 
 enum class Kind { parallel_for, parallel_reduce, parallel_scan };
 
@@ -50,6 +52,12 @@ void end_deep_copy() noexcept;
 // A wait for a stream or a device (Stream::synchronize, Event::synchronize, device synchronize).
 std::uint64_t begin_fence(const char* name, Device device) noexcept;
 void end_fence(std::uint64_t id) noexcept;
+
+// porta::launch_name: this thread's name for built-in launches (nullptr: none; each built-in then
+// goes by its function's name). set returns the previous one, for the scope's end to restore; the
+// characters are kept by libporta until the name is replaced.
+const char* builtin_name() noexcept;
+const char* set_builtin_name(const char* name) noexcept;
 
 // porta::profile_region's two halves (a per-thread stack, as Kokkos's).
 void push_region(const char* name) noexcept;
