@@ -202,8 +202,8 @@ struct ApiHip {
       // ROCTracer's roctx first: every rocprof (v1, v2 and rocprofv3) reads it. ROCprofiler-SDK's
       // own, which replaces it, where ROCTracer is not installed.
       void* h = nullptr;
-      for (const char* lib : {"libroctx64.so", "libroctx64.so.4", "librocprofiler-sdk-roctx.so",
-                              "librocprofiler-sdk-roctx.so.1"})
+      for (const char* lib :
+           {"libroctx64.so", "libroctx64.so.4", "librocprofiler-sdk-roctx.so", "librocprofiler-sdk-roctx.so.1"})
         if (h == nullptr) h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
       if (h == nullptr) return f;
       void* push = dlsym(h, "roctxRangePushA");
