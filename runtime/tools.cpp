@@ -410,8 +410,13 @@ bool init_once() {
   return any;
 }
 
-std::uint64_t next_id(State& st) {
-  return st.next_id++;
+// Starts the clock of a kernel's or fence's span and files it under a new id for its end.
+std::uint64_t open_span(State& st, Open&& o) {
+  o.start = Clock::now();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  const std::uint64_t id = st.next_id++;
+  st.open.emplace(id, std::move(o));
+  return id;
 }
 
 }  // namespace
@@ -447,11 +452,7 @@ std::uint64_t begin_kernel(Kind kind, const char* name, Device device, porta_str
       o.ids.push_back(id);
     }
     range_push(label);
-    o.start = Clock::now();
-    std::lock_guard<std::mutex> lock(st.mutex);
-    const std::uint64_t id = next_id(st);
-    st.open.emplace(id, std::move(o));
-    return id;
+    return open_span(st, std::move(o));
   } catch (...) {
     return 0;
   }
@@ -541,11 +542,7 @@ std::uint64_t begin_fence(const char* name, Device device) noexcept {
       if (lib.begin_fence != nullptr) lib.begin_fence(o.name.c_str(), dev, &id);
       o.ids.push_back(id);
     }
-    o.start = Clock::now();
-    std::lock_guard<std::mutex> lock(st.mutex);
-    const std::uint64_t id = next_id(st);
-    st.open.emplace(id, std::move(o));
-    return id;
+    return open_span(st, std::move(o));
   } catch (...) {
     return 0;
   }

@@ -17,26 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_devices.hpp"  // kernel_devices(): the devices this file's kernels run on
 #include "porta/kernels.hpp"
 #include "porta/porta.hpp"
 #include "porta/profile.hpp"
 #include "support/support.hpp"
 
 namespace {
-
-std::vector<porta::Device> kernel_devices() {
-  std::vector<porta::Device> out;
-  for (const porta::Device& d : porta_test::test_devices()) {
-#if defined(__CUDACC__)
-    if (d.type == porta::DeviceType::cuda || d.type == porta::DeviceType::cpu) out.push_back(d);
-#elif defined(__HIPCC__)
-    if (d.type == porta::DeviceType::hip || d.type == porta::DeviceType::cpu) out.push_back(d);
-#else
-    if (d.type == porta::DeviceType::cpu) out.push_back(d);
-#endif
-  }
-  return out;
-}
 
 struct Event {
   std::string what;
