@@ -18,7 +18,8 @@
 //   porta::pop_region();
 //
 // Regions nest per thread (each thread has its own stack, as in Kokkos). With no tool loaded a
-// region costs one flag load at each end; a pop_region without its push_region is ignored.
+// region costs a flag load at each end and, at its start, a call that returns the tools' settled
+// answer; a pop_region without its push_region is ignored.
 #pragma once
 
 #include <string>
