@@ -6,7 +6,7 @@
 //   auto x = porta::Array<float>::from(host, dev);
 //   float s = porta::sum(x);
 //
-// porta/kernels.hpp (user kernels) is opt-in and not included here.
+// porta/kernels.hpp (user kernels) and porta/teams.hpp (team launches) are opt-in and not included here.
 #pragma once
 
 #include "porta/algorithms.hpp"

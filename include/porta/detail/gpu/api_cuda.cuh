@@ -89,6 +89,24 @@ struct ApiCuda {
   static Error max_active_blocks(int* blocks, Kernel kernel, int threads, std::size_t smem) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
+  // What a team launch may ask of `kernel`: threads per block (its registers decide) and its static
+  // shared memory; the shared memory a block may have on `dev` once a kernel opts in.
+  template <class Kernel>
+  static Error kernel_limits(Kernel kernel, int* max_threads, std::size_t* static_smem) {
+    cudaFuncAttributes a{};
+    const Error e = cudaFuncGetAttributes(&a, kernel);
+    *max_threads = a.maxThreadsPerBlock;
+    *static_smem = a.sharedSizeBytes;
+    return e;
+  }
+  static Error max_shared_per_block(int dev, int* bytes) {
+    return cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  }
+  // The opt-in for more than 48 KiB of dynamic shared memory.
+  template <class Kernel>
+  static Error allow_dynamic_shared(Kernel kernel, int bytes) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  }
 
   // ---- memory -----------------------------------------------------------------------------------
   // Whether `dev` has stream-ordered pools; asked once per device by the plugin.

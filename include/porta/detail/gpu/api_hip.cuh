@@ -75,6 +75,22 @@ struct ApiHip {
   static Error max_active_blocks(int* blocks, Kernel kernel, int threads, std::size_t smem) {
     return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
+  template <class Kernel>
+  static Error kernel_limits(Kernel kernel, int* max_threads, std::size_t* static_smem) {
+    hipFuncAttributes a{};
+    const Error e = hipFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel));
+    *max_threads = a.maxThreadsPerBlock;
+    *static_smem = a.sharedSizeBytes;
+    return e;
+  }
+  static Error max_shared_per_block(int dev, int* bytes) {
+    return hipDeviceGetAttribute(bytes, hipDeviceAttributeMaxSharedMemoryPerBlock, dev);
+  }
+  template <class Kernel>
+  static Error allow_dynamic_shared(Kernel kernel, int bytes) {
+    return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                               bytes);
+  }
 
   // ---- memory -----------------------------------------------------------------------------------
   // ROCm 5.2 ships the stream-ordered allocator as beta and not every device supports it, so it is
