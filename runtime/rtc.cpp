@@ -38,6 +38,11 @@
 #include "porta/rtc.hpp"
 #include "runtime/registry.hpp"
 
+namespace porta::detail {
+// porta's math headers as one text (generated from them at build time by runtime/rtc_math_text.cmake).
+extern const char* const kRtcMathText;
+}  // namespace porta::detail
+
 namespace porta::rtc {
 namespace detail {
 
@@ -127,12 +132,23 @@ std::string c_string_body(const std::string& name) {
   return out;
 }
 
+// The prelude with porta's math headers in its middle (rtc_prelude.hpp), each part under its own
+// name for the compilers' messages; the math headers' text names its files itself.
+const std::string& prelude() {
+  static const std::string text = [] {
+    const std::string head = porta::detail::kRtcPrelude;
+    std::size_t lines = 1;
+    for (char c : head) lines += c == '\n';
+    return "#line 1 \"porta_rtc_prelude\"\n" + head + porta::detail::kRtcMathText + "#line " + std::to_string(lines) +
+           " \"porta_rtc_prelude\"\n" + porta::detail::kRtcPreludeRest;
+  }();
+  return text;
+}
+
 std::string program(const detail::ModuleState& m, const std::string& kernel, const std::vector<detail::Arg>& args,
                     std::size_t args_bytes) {
   std::ostringstream p;
-  p << "#line 1 \"porta_rtc_prelude\"\n"
-    << porta::detail::kRtcPrelude << "#line 1 \"" << c_string_body(m.source_name) << "\"\n"
-    << m.source << "\n";
+  p << prelude() << "#line 1 \"" << c_string_body(m.source_name) << "\"\n" << m.source << "\n";
   const std::string args_type = "porta_rtc_args_" + mangled(kernel);
   p << "#line 1 \"porta_rtc_wrapper\"\nstruct " << args_type << " {\n";
   for (std::size_t i = 0; i < args.size(); ++i) p << "  " << args[i].type << " a" << i << ";\n";

@@ -11,6 +11,7 @@
 #include "backends/gpu/rtc_compiler.hpp"
 #include "porta/fuse.hpp"
 #include "porta/rtc.hpp"
+#include "rtc/math_cases.hpp"
 #include "support/catch.hpp"
 
 namespace {
@@ -141,4 +142,29 @@ TEST_CASE("nvrtc: fused expressions' generated kernels compile, every op in floa
   };
   compile_all(0.0f);
   compile_all(0.0);
+}
+
+TEST_CASE("nvrtc: porta's math headers compile in the prelude, every function in float and double",
+          "[rtc][nvrtc][math]") {
+  if (!nvrtc().ok) {
+    WARN("NVRTC is not installed here: " << nvrtc().why);
+    return;
+  }
+  // The kernels porta_rtc_tests runs on cuda:0 against porta::math (test_rtc_math.cpp).
+  for (const char* t : {"float", "double"}) {
+    const std::string c = std::string("porta::rtc::View<const ") + t + ">";
+    const std::string m = std::string("porta::rtc::View<") + t + ">";
+    std::string code, log;
+    CHECK(compile(porta_test::rtc_math::kernel_source(), std::string("all_math<") + t + ">",
+                  {view(c.c_str()), view(c.c_str()), view(m.c_str())}, &code,
+                  &log) == porta::detail::gpu::RtcResult::ok);
+    INFO(log);
+    CHECK(!code.empty());
+    code.clear();
+    log.clear();
+    CHECK(compile(porta_test::rtc_math::fast_kernel_source(), std::string("fast_math<") + t + ">",
+                  {view(c.c_str()), view(m.c_str())}, &code, &log) == porta::detail::gpu::RtcResult::ok);
+    INFO(log);
+    CHECK(!code.empty());
+  }
 }

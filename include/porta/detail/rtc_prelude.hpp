@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// The prelude of porta's run-time kernels (porta/rtc.hpp), as a string: the text that comes before
+// The prelude of porta's run-time kernels (porta/rtc.hpp), as strings: the text that comes before
 // the user's source in every program handed to NVRTC, hiprtc or the host C++ compiler. It is the
 // whole dialect: porta_index, porta::rtc::View<T>, the math of detail/ops.hpp with the same
 // semantics (NaN-propagating min/max with -0.0 below +0.0, integer division by zero gives 0,
-// canonical_nan for porta's NaN policy),
-// PORTA_RTC_KERNEL and the entry macro that the generated wrapper uses.
+// canonical_nan for porta's NaN policy), porta's own math functions (porta::math's), the vendor's
+// under porta::rtc::fast, PORTA_RTC_KERNEL and the entry macro that the generated wrapper uses.
+//
+// A program is kRtcPrelude, then kRtcMathText, then kRtcPreludeRest (runtime/rtc.cpp puts them
+// together). kRtcMathText is generated at build time from porta's math headers
+// (detail/config.hpp, rounding.hpp, math.hpp, math_exp_log.hpp, math_trig.hpp, math_erf.hpp; see
+// runtime/rtc_math_text.cmake): the same source as porta::math and the built-in operators, so a
+// run-time kernel's exp, sin, pow, ... give the same bits on every device, GPU or CPU, as the
+// eager operators do. There is one copy of the functions, in those headers.
 //
 // Self-contained on purpose: NVRTC and hiprtc have no C++ standard library headers, so nothing here
-// includes one on the device (the vendors' math functions, sinf/sin/..., are built in); the host
-// compiler gets <cmath>. It is part of the disk cache's key, so editing it recompiles every kernel.
+// includes one on the device (the vendors' math functions, sinf/sin/..., are built in); what the
+// math headers take from std (fixed-width integers, three type traits) the prelude provides in
+// porta_rtc_std, which the generated text names in place of std. The host compiler gets <cmath> and
+// the real std. The whole text is part of the disk cache's key, so editing the prelude or a math
+// header recompiles every kernel.
 #pragma once
 
 namespace porta::detail {
@@ -17,25 +27,53 @@ inline constexpr const char* kRtcPrelude = R"PORTA_RTC(// porta run-time kernel 
 #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__) || defined(__CUDACC__) || defined(__HIPCC__)
 #define PORTA_RTC_ON_DEVICE 1
 #define PORTA_RTC_FUNCTION __device__ inline
+// What porta's math headers use from the standard library, for compilers that have none. The
+// integer types are glibc's (LP64: 64-bit long), so that overloads on them resolve as on the host.
+namespace porta_rtc_std {
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long uint64_t;
+static_assert(sizeof(long) == 8 && sizeof(int) == 4, "porta::rtc: an LP64 target is expected");
+template <class A, class B> struct is_same { static constexpr bool value = false; };
+template <class A> struct is_same<A, A> { static constexpr bool value = true; };
+template <class A, class B> inline constexpr bool is_same_v = is_same<A, B>::value;
+template <class T> struct remove_cv { typedef T type; };
+template <class T> struct remove_cv<const T> { typedef T type; };
+template <class T> struct remove_cv<volatile T> { typedef T type; };
+template <class T> struct remove_cv<const volatile T> { typedef T type; };
+template <class T> inline constexpr bool is_floating_point_v =
+    is_same_v<typename remove_cv<T>::type, float> || is_same_v<typename remove_cv<T>::type, double> ||
+    is_same_v<typename remove_cv<T>::type, long double>;
+template <class T> struct make_unsigned { typedef T type; };
+template <> struct make_unsigned<char> { typedef unsigned char type; };
+template <> struct make_unsigned<signed char> { typedef unsigned char type; };
+template <> struct make_unsigned<short> { typedef unsigned short type; };
+template <> struct make_unsigned<int> { typedef unsigned int type; };
+template <> struct make_unsigned<long> { typedef unsigned long type; };
+template <> struct make_unsigned<long long> { typedef unsigned long long type; };
+template <class T> using make_unsigned_t = typename make_unsigned<T>::type;
+}  // namespace porta_rtc_std
 #else
 #define PORTA_RTC_ON_DEVICE 0
 #define PORTA_RTC_FUNCTION inline
 #include <cmath>
-// porta's own math functions (porta/detail/math.hpp), as the CPU backend's maps run them; the
-// kernel is linked against libporta, which exports them.
-#define PORTA_RTC_CPU_MATH(name) \
-  extern "C" float porta_cpu_math_##name##_f32(float) noexcept; \
-  extern "C" double porta_cpu_math_##name##_f64(double) noexcept;
-PORTA_RTC_CPU_MATH(exp)
-PORTA_RTC_CPU_MATH(log)
-PORTA_RTC_CPU_MATH(sin)
-PORTA_RTC_CPU_MATH(cos)
-PORTA_RTC_CPU_MATH(tanh)
-PORTA_RTC_CPU_MATH(sigmoid)
-#undef PORTA_RTC_CPU_MATH
-extern "C" float porta_cpu_math_pow_f32(float, float) noexcept;
-extern "C" double porta_cpu_math_pow_f64(double, double) noexcept;
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+namespace porta_rtc_std {
+using namespace std;
+}
 #endif
+)PORTA_RTC";
+
+// After porta's math headers (kRtcMathText).
+inline constexpr const char* kRtcPreludeRest = R"PORTA_RTC(
 // A kernel body: a function of the index and of the launch's arguments, called once per index.
 #define PORTA_RTC_KERNEL PORTA_RTC_FUNCTION
 
@@ -77,59 +115,100 @@ struct Exact {
 };
 }  // namespace detail
 
-#if PORTA_RTC_ON_DEVICE
-#define PORTA_RTC_MATH(name, ffn, dfn)                                   \
-  PORTA_RTC_FUNCTION float name(float x) { return ::ffn(x); }           \
-  PORTA_RTC_FUNCTION double name(double x) { return ::dfn(x); }
-#else
-#define PORTA_RTC_MATH(name, ffn, dfn)                                   \
-  PORTA_RTC_FUNCTION float name(float x) { return std::dfn(x); }        \
-  PORTA_RTC_FUNCTION double name(double x) { return std::dfn(x); }
-#endif
-PORTA_RTC_MATH(sqrt, sqrtf, sqrt)
-PORTA_RTC_MATH(fabs, fabsf, fabs)
-#if PORTA_RTC_ON_DEVICE
-PORTA_RTC_MATH(exp, expf, exp)
-PORTA_RTC_MATH(log, logf, log)
-PORTA_RTC_MATH(sin, sinf, sin)
-PORTA_RTC_MATH(cos, cosf, cos)
-PORTA_RTC_MATH(tanh, tanhf, tanh)
-#else
-#define PORTA_RTC_PORTA_MATH(name)                                                      \
-  PORTA_RTC_FUNCTION float name(float x) { return ::porta_cpu_math_##name##_f32(x); } \
-  PORTA_RTC_FUNCTION double name(double x) { return ::porta_cpu_math_##name##_f64(x); }
-PORTA_RTC_PORTA_MATH(exp)
-PORTA_RTC_PORTA_MATH(log)
-PORTA_RTC_PORTA_MATH(sin)
-PORTA_RTC_PORTA_MATH(cos)
-PORTA_RTC_PORTA_MATH(tanh)
-PORTA_RTC_PORTA_MATH(sigmoid)
-#undef PORTA_RTC_PORTA_MATH
-#endif
-#undef PORTA_RTC_MATH
-
-#if PORTA_RTC_ON_DEVICE
-PORTA_RTC_FUNCTION float pow(float a, float b) { return ::powf(a, b); }
-PORTA_RTC_FUNCTION double pow(double a, double b) { return ::pow(a, b); }
-#else
-PORTA_RTC_FUNCTION float pow(float a, float b) { return ::porta_cpu_math_pow_f32(a, b); }
-PORTA_RTC_FUNCTION double pow(double a, double b) { return ::porta_cpu_math_pow_f64(a, b); }
-#endif
-
 // porta's NaN, ops.hpp's canonical_nan: the quiet NaN with no payload and no sign, whatever NaN
-// the hardware made (NVIDIA's is 0x7fffffff, x86 keeps an operand's). Made from its bits: the
-// run-time compilers have no <limits>, and the vendors' nanf("") is 0x7fffffff.
-#if PORTA_RTC_ON_DEVICE
-PORTA_RTC_FUNCTION float canonical_nan(float x) { return x == x ? x : __int_as_float(0x7fc00000); }
-PORTA_RTC_FUNCTION double canonical_nan(double x) {
-  return x == x ? x : __longlong_as_double(0x7ff8000000000000LL);
-}
-#else
-PORTA_RTC_FUNCTION float canonical_nan(float x) { return x == x ? x : __builtin_nanf(""); }
-PORTA_RTC_FUNCTION double canonical_nan(double x) { return x == x ? x : __builtin_nan(""); }
-#endif
+// the hardware made (NVIDIA's is 0x7fffffff, x86 keeps an operand's).
+PORTA_RTC_FUNCTION float canonical_nan(float x) { return porta::detail::canonical_nan(x); }
+PORTA_RTC_FUNCTION double canonical_nan(double x) { return porta::detail::canonical_nan(x); }
 template <class T>
 PORTA_RTC_FUNCTION T canonical_nan(T x) { return x; }
+
+// porta's own functions (porta::math; the headers above), float and double: the same bits on every
+// device, a NaN result the canonical NaN.
+using porta::detail::math::acos;
+using porta::detail::math::asin;
+using porta::detail::math::atan;
+using porta::detail::math::atan2;
+using porta::detail::math::cbrt;
+using porta::detail::math::cos;
+using porta::detail::math::cosh;
+using porta::detail::math::erf;
+using porta::detail::math::erfc;
+using porta::detail::math::exp;
+using porta::detail::math::exp10;
+using porta::detail::math::exp2;
+using porta::detail::math::expm1;
+using porta::detail::math::hypot;
+using porta::detail::math::log;
+using porta::detail::math::log10;
+using porta::detail::math::log1p;
+using porta::detail::math::log2;
+using porta::detail::math::pow;
+using porta::detail::math::sigmoid;
+using porta::detail::math::sin;
+using porta::detail::math::sincos;
+using porta::detail::math::sinh;
+using porta::detail::math::tan;
+using porta::detail::math::tanh;
+
+// The correctly rounded square root (whatever the compiler's options), its NaN the canonical one.
+#if PORTA_RTC_ON_DEVICE
+PORTA_RTC_FUNCTION float sqrt(float x) { return canonical_nan(__fsqrt_rn(x)); }
+PORTA_RTC_FUNCTION double sqrt(double x) { return canonical_nan(__dsqrt_rn(x)); }
+#else
+PORTA_RTC_FUNCTION float sqrt(float x) { return canonical_nan(std::sqrt(x)); }
+PORTA_RTC_FUNCTION double sqrt(double x) { return canonical_nan(std::sqrt(x)); }
+#endif
+PORTA_RTC_FUNCTION float fabs(float x) { return porta::detail::math::impl::from_bits(porta::detail::math::impl::bits(x) & 0x7fffffffu); }
+PORTA_RTC_FUNCTION double fabs(double x) {
+  return porta::detail::math::impl::from_bits(porta::detail::math::impl::bits(x) & 0x7fffffffffffffffu);
+}
+
+// The vendor's functions (libdevice, ocml; the host's libm on the CPU) under the same names: often
+// faster on a GPU, and different in the last bits from device to device (docs/determinism.md).
+namespace fast {
+#if PORTA_RTC_ON_DEVICE
+#define PORTA_RTC_FAST(name)                                              \
+  PORTA_RTC_FUNCTION float name(float x) { return ::name##f(x); }         \
+  PORTA_RTC_FUNCTION double name(double x) { return ::name(x); }
+#define PORTA_RTC_FAST2(name)                                                         \
+  PORTA_RTC_FUNCTION float name(float x, float y) { return ::name##f(x, y); }         \
+  PORTA_RTC_FUNCTION double name(double x, double y) { return ::name(x, y); }
+#else
+#define PORTA_RTC_FAST(name)                                              \
+  PORTA_RTC_FUNCTION float name(float x) { return std::name(x); }         \
+  PORTA_RTC_FUNCTION double name(double x) { return std::name(x); }
+#define PORTA_RTC_FAST2(name)                                                         \
+  PORTA_RTC_FUNCTION float name(float x, float y) { return std::name(x, y); }         \
+  PORTA_RTC_FUNCTION double name(double x, double y) { return std::name(x, y); }
+#endif
+PORTA_RTC_FAST(exp)
+PORTA_RTC_FAST(exp2)
+PORTA_RTC_FAST(expm1)
+PORTA_RTC_FAST(log)
+PORTA_RTC_FAST(log2)
+PORTA_RTC_FAST(log10)
+PORTA_RTC_FAST(log1p)
+PORTA_RTC_FAST(sin)
+PORTA_RTC_FAST(cos)
+PORTA_RTC_FAST(tan)
+PORTA_RTC_FAST(asin)
+PORTA_RTC_FAST(acos)
+PORTA_RTC_FAST(atan)
+PORTA_RTC_FAST(sinh)
+PORTA_RTC_FAST(cosh)
+PORTA_RTC_FAST(tanh)
+PORTA_RTC_FAST(erf)
+PORTA_RTC_FAST(erfc)
+PORTA_RTC_FAST(cbrt)
+PORTA_RTC_FAST(sqrt)
+PORTA_RTC_FAST2(pow)
+PORTA_RTC_FAST2(atan2)
+PORTA_RTC_FAST2(hypot)
+#undef PORTA_RTC_FAST
+#undef PORTA_RTC_FAST2
+template <class T>
+PORTA_RTC_FUNCTION T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
+}  // namespace fast
 
 // As ops.hpp's max_op/min_op: NaN propagates as the canonical NaN, -0.0 orders below +0.0.
 template <class T>
@@ -158,8 +237,6 @@ PORTA_RTC_FUNCTION float abs(float x) { return fabs(x); }
 PORTA_RTC_FUNCTION double abs(double x) { return fabs(x); }
 template <class T>
 PORTA_RTC_FUNCTION T relu(T x) { return x > T(0) ? x : (x != x ? canonical_nan(x) : T(0)); }
-template <class T>
-PORTA_RTC_FUNCTION T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
 template <class T>
 PORTA_RTC_FUNCTION T square(T x) { return x * x; }
 // Integer division as porta's: by zero gives 0, lowest / -1 wraps.
