@@ -377,7 +377,7 @@ __device__ inline void* team_words() {
 }
 
 template <class T, class Op, class F>
-__device__ T team_reduce_device(const Team& t, std::int64_t n, Op op, const F& f) {
+PORTA_HOST_DEVICE T team_reduce_device(const Team& t, std::int64_t n, Op op, const F& f) {
   T* acc = static_cast<T*>(team_words());
   const int members = t.size() * t.vector_length();
   const int me = t.rank() * t.vector_length() + t.lane();
@@ -424,7 +424,7 @@ __device__ T vector_shfl_first(T v, int width) {
 // Lane l of the 32 is vector lane l % VL's (l / VL)-th accumulator: the tree's steps s >= VL stay in
 // one thread's registers, the steps s < VL are shuffles.
 template <int VL, class T, class Op, class F>
-__device__ T vector_reduce_device(int lane, std::int64_t n, Op op, const F& f) {
+PORTA_HOST_DEVICE T vector_reduce_device(int lane, std::int64_t n, Op op, const F& f) {
   constexpr int M = kVectorLanes / VL;
   T a[M];
 #pragma unroll
@@ -450,7 +450,7 @@ __device__ T vector_reduce_device(int lane, std::int64_t n, Op op, const F& f) {
 }
 
 template <bool Inclusive, class T, class Op, class V, class S>
-__device__ T team_scan_device(const Team& t, std::int64_t n, Op op, const V& value, const S& store) {
+PORTA_HOST_DEVICE T team_scan_device(const Team& t, std::int64_t n, Op op, const V& value, const S& store) {
   const ScanBlocks g(n);
   if (g.nb == 0) return empty_value<T, Op>();
   T* w = static_cast<T*>(team_words());

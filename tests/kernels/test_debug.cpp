@@ -14,6 +14,7 @@
 
 #include "kernel_devices.hpp"
 #include "porta/debug.hpp"
+#include "porta/teams.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -239,4 +240,30 @@ TEST_CASE("every wait raises a queued kernel's failure once", "[kernels][debug]"
   bad(s);
   CHECK_THROWS_AS(porta::synchronize(dev), porta::KernelError);
   CHECK(x.item(0) == 0.0f);  // nothing left to raise, and nothing written
+}
+
+TEST_CASE("a team barrier that only some threads of a warp reach fails the kernel on CUDA", "[kernels][debug][teams]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  INFO("on " << dev.to_string());
+  auto out = porta::zeros<float>(Shape{64}, dev);
+  auto ov = out.view();
+  // Branches that join again before the barrier are fine.
+  const std::string joined = failure_of(dev, [&] {
+    porta::parallel_for("joined", dev, porta::teams(2, 64).scratch(64 * sizeof(float)),
+                        PORTA_KERNEL((const porta::Team& t) {
+                          auto s = t.scratch<float>(64);
+                          porta::thread_for(t, 64, [&](std::int64_t k) { s[k] = k % 2 ? 1.0f : 2.0f; });
+                          t.barrier();
+                          porta::thread_for(t, 64, [&](std::int64_t k) { ov[k] = s[63 - k]; });
+                        }));
+  });
+  CHECK(joined.empty());
+  if (dev.type != porta::DeviceType::cuda) return;  // a CPU team is one thread: nothing can diverge
+  const std::string split = failure_of(dev, [&] {
+    porta::parallel_for("split", dev, porta::teams(2, 64), PORTA_KERNEL((const porta::Team& t) {
+                          if (t.rank() % 2 == 0) t.barrier();
+                        }));
+  });
+  INFO(split);
+  CHECK(has(split, "kernel 'split' on " + dev.to_string() + ": porta::Team::barrier: reached by only some threads"));
 }
