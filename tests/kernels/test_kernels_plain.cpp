@@ -2,8 +2,10 @@
 // A plain C++ translation unit (never marked with porta_add_kernels): user kernels run on the CPU,
 // and asking for a GPU is an Unavailable error that names the fix.
 #include "porta/kernels.hpp"
+#include "porta/teams.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -51,8 +53,47 @@ TEST_CASE("plain C++: launching on a GPU is Unavailable and names porta_add_kern
   CHECK_THROWS_WITH(porta::transform_reduce(
                         *gpu, 16, 0.0f, porta::plus{}, PORTA_LAMBDA(std::int64_t) { return 1.0f; }),
                     Contains("porta_add_kernels") && Contains("porta::transform_reduce"));
+  CHECK_THROWS_WITH(porta::parallel_for(*gpu, porta::teams(4), PORTA_KERNEL((const porta::Team& t) {
+                      if (t.rank() == 0) yv[t.league()] = 1.0f;
+                    })),
+                    Contains("porta_add_kernels") && Contains("porta::parallel_for"));
   // nothing was written
   PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), std::vector<float>(16, 0.0f)));
+}
+
+// A team functor from plain C++: a team per row sums it through scratch.
+struct RowSums {
+  porta::View<const double> m;
+  porta::View<double> out;
+  void operator()(const porta::Team& t) const {
+    auto row = t.scratch<double>(m.cols);
+    porta::team_for(t, m.cols, [&](std::int64_t j) { row[j] = m(t.league(), j); });
+    t.barrier();
+    const double s = porta::team_reduce(t, m.cols, porta::plus{}, [&](std::int64_t j) { return row[j]; });
+    if (t.rank() == 0 && t.lane() == 0) out[t.league()] = s;
+  }
+};
+
+TEST_CASE("plain C++: a team functor runs on the CPU", "[kernels][plain][teams]") {
+  const Device cpu(porta::DeviceType::cpu);
+  PORTA_RNG(rng);
+  const std::int64_t rows = 33, cols = 70;
+  const auto hm = porta_test::nonzero<double>(rng, rows * cols);
+  auto m = Array<double>::from(hm, cpu);
+  m.reshape(Shape{rows, cols});
+  auto out = porta_test::poisoned<double>(Shape{rows}, cpu);
+  const Array<double>& cm = m;
+  porta::parallel_for(cpu, porta::teams(rows, 64).scratch(cols * sizeof(double)), RowSums{cm.view(), out.view()});
+  const auto got = out.to_vector();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double d = 0, mag = 0;
+    for (std::int64_t j = 0; j < cols; ++j) {
+      d += hm[r * cols + j];
+      mag += std::abs(hm[r * cols + j]);
+    }
+    INFO("row " << r);
+    CHECK(std::abs(got[r] - d) <= 1e-14 * mag);
+  }
 }
 
 // ---- the CPU executor: work, not counts, decides; exceptions; grain ------------------------------

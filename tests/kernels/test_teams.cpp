@@ -426,3 +426,36 @@ TEST_CASE("cpu:strict gives each team scratch that holds garbage, as a GPU's doe
                       }));
   PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), std::vector<std::int32_t>(3, -1)));
 }
+
+namespace {
+// A team kernel as a functor: each team scales its block of x through scratch, reversed twice.
+struct ScaleBlock {
+  porta::View<const float> x;
+  porta::View<float> y;
+  std::int64_t block;
+  PORTA_HOST_DEVICE void operator()(const porta::Team& t) const {
+    auto s = t.scratch<float>(block);
+    const std::int64_t at = t.league() * block;
+    porta::team_for(t, block, [&](std::int64_t k) { s[block - 1 - k] = x[at + k]; });
+    t.barrier();
+    porta::thread_for(t, block, [&](std::int64_t k) {
+      porta::vector_for(t, 1, [&](std::int64_t) { y[at + k] = 2.0f * s[block - 1 - k]; });
+    });
+  }
+};
+}  // namespace
+
+TEST_CASE("a team kernel can be a functor", "[kernels][teams]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  INFO("on " << dev.to_string());
+  PORTA_RNG(rng);
+  const std::int64_t block = 129, league = 17;
+  const auto hx = porta_test::nonzero<float>(rng, block * league);
+  const auto x = Array<float>::from(hx, dev);
+  auto y = porta_test::poisoned<float>(Shape{block * league}, dev);
+  porta::parallel_for(dev, porta::teams(league, 32, 4).scratch(block * sizeof(float)),
+                      ScaleBlock{x.view(), y.view(), block});
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < hx.size(); ++i) want[i] = 2.0f * hx[i];
+  PORTA_CHECK_RESULT(porta_test::compare_exact(y.to_vector(), want));
+}
