@@ -150,10 +150,12 @@ using porta::detail::math::sinh;
 using porta::detail::math::tan;
 using porta::detail::math::tanh;
 
-// The correctly rounded square root (whatever the compiler's options), its NaN the canonical one.
+// The correctly rounded square root, as the eager operator's (ops.hpp's SqrtOp), its NaN the
+// canonical one. sqrtf, not __fsqrt_rn: HIP's __fsqrt_rn is the approximate native square root, and
+// both run-time compilers round sqrtf correctly unless told otherwise (-prec-sqrt=false, fast math).
 #if PORTA_RTC_ON_DEVICE
-PORTA_RTC_FUNCTION float sqrt(float x) { return canonical_nan(__fsqrt_rn(x)); }
-PORTA_RTC_FUNCTION double sqrt(double x) { return canonical_nan(__dsqrt_rn(x)); }
+PORTA_RTC_FUNCTION float sqrt(float x) { return canonical_nan(::sqrtf(x)); }
+PORTA_RTC_FUNCTION double sqrt(double x) { return canonical_nan(::sqrt(x)); }
 #else
 PORTA_RTC_FUNCTION float sqrt(float x) { return canonical_nan(std::sqrt(x)); }
 PORTA_RTC_FUNCTION double sqrt(double x) { return canonical_nan(std::sqrt(x)); }
