@@ -4,7 +4,8 @@
 // everything they share lives here once: the program text, the key, the disk cache and its file
 // format, the in-process cache, CompileError with the user's line.
 //
-// One program per (module, kernel, argument types, device kind): the prelude, a #line 1 of the user's
+// One program per (module, kernel, argument types, device kind): the prelude (with porta's math
+// headers in its middle, kRtcMathText, generated from them at build time), a #line 1 of the user's
 // source, the source, and the entry PORTA_RTC_ENTRY makes from the generated argument struct. The
 // struct's layout is computed here too (every member is 4 or 8 bytes, or a view of 16 aligned to 8)
 // and checked by a static_assert in the program, so host and device agree on it.

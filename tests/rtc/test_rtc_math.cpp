@@ -141,3 +141,17 @@ TEMPLATE_TEST_CASE("rtc: porta::rtc::fast, the vendor's functions, compile and a
                    double) {
   check_fast_math<TestType>(PORTA_TEST_DEVICE());
 }
+
+TEST_CASE("rtc: the program text carries porta's math headers, so the disk cache's key changes with them",
+          "[rtc][math]") {
+  const std::string text = porta::rtc::detail::program_text("PORTA_RTC_KERNEL void k(porta_index) {}", "k", {});
+  for (const char* header :
+       {"config.hpp", "rounding.hpp", "math.hpp", "math_exp_log.hpp", "math_trig.hpp", "math_erf.hpp"}) {
+    INFO(header);
+    CHECK(text.find(std::string("#line 1 \"porta/detail/") + header + "\"") != std::string::npos);
+  }
+  // Passed on as written: no include is left for NVRTC to fail on, and std:: is the prelude's.
+  CHECK(text.find("PORTA_HOST_DEVICE inline double exp(double x)") != std::string::npos);
+  CHECK(text.find("#include \"porta/") == std::string::npos);
+  CHECK(text.find(" std::uint64_t") == std::string::npos);
+}
