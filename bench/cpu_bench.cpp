@@ -36,6 +36,7 @@
 #include "kernels_common.hpp"
 #include "scan_random_bench.hpp"
 #include "sort_bench.hpp"
+#include "teams_common.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -388,6 +389,8 @@ void register_all() {
   pb::register_cpu_fused();
   // BabelStream's kernels: built-ins, user kernels, BabelStream's OpenMP loops (babelstream.hpp).
   pb::register_cpu_babelstream();
+  // Team launches (teams_common.hpp): group "teams".
+  pb::register_cpu_teams();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif
