@@ -17,6 +17,9 @@
 cmake_minimum_required(VERSION 3.21)
 
 string(REPLACE "," ";" _headers "${HEADERS}")
+# The standard headers the prelude stands in for (porta_rtc_std) and hip_runtime.h, which config.hpp
+# includes only outside hiprtc.
+set(_known_system cstdint cstring limits type_traits hip/hip_runtime.h)
 set(_text "")
 foreach(_h IN LISTS _headers)
   file(READ "${DIR}/${_h}" _body)
@@ -24,6 +27,22 @@ foreach(_h IN LISTS _headers)
   if(NOT _body MATCHES "\n$")
     string(APPEND _body "\n")
   endif()
+  # A header these files start to include must join the list (porta's) or the prelude's stand-ins
+  # (the standard library's): stop here rather than at a user's first run-time compile.
+  string(REGEX MATCHALL "\n[ \t]*#[ \t]*include[ \t]*[<\"][^>\"\n]*[>\"]" _includes "\n${_body}")
+  foreach(_inc IN LISTS _includes)
+    string(REGEX REPLACE "^\n[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]*)[>\"]$" "\\1" _name "${_inc}")
+    string(REGEX REPLACE "^porta/detail/" "" _short "${_name}")
+    if(_name MATCHES "^porta/detail/" AND _short IN_LIST _headers)
+      continue()
+    endif()
+    if(_name IN_LIST _known_system)
+      continue()
+    endif()
+    message(FATAL_ERROR "rtc_math_text.cmake: ${_h} includes <${_name}>, which the run-time kernel prelude "
+                        "does not provide: add it to runtime/CMakeLists.txt's list (a porta header) or to "
+                        "the prelude's porta_rtc_std (include/porta/detail/rtc_prelude.hpp) and this list")
+  endforeach()
   string(REGEX REPLACE "(^|\n)[ \t]*#[ \t]*include[^\n]*" "\\1" _body "${_body}")
   string(REGEX REPLACE "(^|\n)[ \t]*#[ \t]*pragma[ \t]+once[^\n]*" "\\1" _body "${_body}")
   string(REPLACE "std::" "porta_rtc_std::" _body "${_body}")
