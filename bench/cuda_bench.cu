@@ -537,6 +537,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_small_calls.cuh"
 // porta's own math functions beside libdevice (group "math").
 #include "cuda_math.cuh"
+// Team launches beside hand-written shared-memory kernels, cudaMemcpy and CUB (group "teams").
+#include "teams_cuda.cuh"
 
 namespace porta_bench_cuda {
 
@@ -653,6 +655,7 @@ void register_all() {
   register_scan_random();
   register_fused();
   register_math();
+  register_teams();
 }
 
 void add_context() {
