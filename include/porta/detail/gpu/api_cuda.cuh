@@ -89,14 +89,16 @@ struct ApiCuda {
   static Error max_active_blocks(int* blocks, Kernel kernel, int threads, std::size_t smem) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
-  // What a team launch may ask of `kernel`: threads per block (its registers decide) and its static
-  // shared memory; the shared memory a block may have on `dev` once a kernel opts in.
+  // What a team launch may ask of `kernel`: threads per block (its registers decide), its static
+  // shared memory and the dynamic shared memory it may have now; the shared memory a block may have on `dev` once a
+  // kernel opts in.
   template <class Kernel>
-  static Error kernel_limits(Kernel kernel, int* max_threads, std::size_t* static_smem) {
+  static Error kernel_limits(Kernel kernel, int* max_threads, std::size_t* static_smem, int* max_dynamic_smem) {
     cudaFuncAttributes a{};
     const Error e = cudaFuncGetAttributes(&a, kernel);
     *max_threads = a.maxThreadsPerBlock;
     *static_smem = a.sharedSizeBytes;
+    *max_dynamic_smem = a.maxDynamicSharedSizeBytes;
     return e;
   }
   static Error max_shared_per_block(int dev, int* bytes) {

@@ -76,11 +76,12 @@ struct ApiHip {
     return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
   }
   template <class Kernel>
-  static Error kernel_limits(Kernel kernel, int* max_threads, std::size_t* static_smem) {
+  static Error kernel_limits(Kernel kernel, int* max_threads, std::size_t* static_smem, int* max_dynamic_smem) {
     hipFuncAttributes a{};
     const Error e = hipFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel));
     *max_threads = a.maxThreadsPerBlock;
     *static_smem = a.sharedSizeBytes;
+    *max_dynamic_smem = a.maxDynamicSharedSizeBytes;
     return e;
   }
   static Error max_shared_per_block(int dev, int* bytes) {

@@ -32,10 +32,11 @@ __global__ void team_kernel(std::int64_t league, std::size_t scratch, F f) {
 // What a team kernel may use on one device, asked once per kernel and device: the driver's
 // attribute calls cost more than a launch.
 struct TeamLimits {
-  int max_threads = 0;                          // threads per block this kernel can run (its registers decide)
-  std::size_t static_smem = 0;                  // bytes of static shared memory (porta's team reductions)
-  int max_smem = 0;                             // bytes of shared memory a block may have on the device (opt-in)
-  std::atomic<int> dynamic_allowed{48 * 1024};  // dynamic shared memory the kernel is set up for
+  int max_threads = 0;                  // threads per block this kernel can run (its registers decide)
+  std::size_t static_smem = 0;          // bytes of static shared memory (porta's team reductions)
+  int max_smem = 0;                     // bytes of shared memory a block may have on the device (opt-in)
+  std::atomic<int> dynamic_allowed{0};  // dynamic shared memory the kernel is set up for (48 KiB less
+                                        // its static shared memory, until porta opts it in to more)
 };
 
 template <class Kernel>
@@ -50,10 +51,12 @@ TeamLimits& team_limits(Kernel kernel, Device device, const char* fn) {
   if (!ready[device.index].load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mutex);
     if (!ready[device.index].load(std::memory_order_relaxed)) {
-      Api::Error e = Api::kernel_limits(kernel, &l.max_threads, &l.static_smem);
+      int dynamic = 0;
+      Api::Error e = Api::kernel_limits(kernel, &l.max_threads, &l.static_smem, &dynamic);
       if (e != Api::kSuccess) throw_api_error(fn, device, "reading the team kernel's limits", e);
       e = Api::max_shared_per_block(device.index, &l.max_smem);
       if (e != Api::kSuccess) throw_api_error(fn, device, "reading the shared memory per block", e);
+      l.dynamic_allowed.store(dynamic, std::memory_order_relaxed);
       ready[device.index].store(true, std::memory_order_release);
     }
   }
