@@ -8,8 +8,9 @@
 // cost 1.42x a porta::map of the same chain compiled by nvcc; a generated kernel is that porta::map
 // (straight-line code, 16-byte loads of every input issued before any op, one store, a grid that
 // covers the array: rtc_launch_cover) with the eager bits, because the rtc options forbid
-// contraction as the eager maps' build does. Programs with exp, log, sin, cos, tanh, sigmoid or pow
-// are generated only on the CPU, whose run-time kernels call porta's own functions (has_vendor_math).
+// contraction as the eager maps' build does. exp, log, sin, cos, tanh, sigmoid and pow are porta's
+// own functions in run-time kernels on every device (the prelude compiles detail/math*.hpp), as in
+// the eager maps, so programs with them are generated too.
 //
 // Scalars are kernel arguments, never literals: a loop that changes `alpha` every step reuses one
 // kernel. The key of a program is its dtype and its ops without their values.
@@ -232,29 +233,6 @@ int scalar_count(const porta_program_op* ops, std::int32_t nops) {
   return c;
 }
 
-// On a GPU the dialect's exp, log, sin, cos, tanh, sigmoid and pow are the vendor's (rtc_prelude.hpp),
-// while the eager maps run porta's own (detail/math.hpp): a program with one of them is interpreted
-// there, which gives the eager bits on every device.
-bool has_vendor_math(const porta_program_op* ops, std::int32_t nops) {
-  for (std::int32_t k = 0; k < nops; ++k) {
-    const bool binary = ops[k].kind == PORTA_PROGRAM_BINARY || ops[k].kind == PORTA_PROGRAM_BINARY_REV;
-    if (binary && ops[k].arg == PORTA_BINARY_POW) return true;
-    if (ops[k].kind != PORTA_PROGRAM_UNARY) continue;
-    switch (ops[k].arg) {
-      case PORTA_UNARY_EXP:
-      case PORTA_UNARY_LOG:
-      case PORTA_UNARY_SIN:
-      case PORTA_UNARY_COS:
-      case PORTA_UNARY_TANH:
-      case PORTA_UNARY_SIGMOID:
-        return true;
-      default:
-        break;
-    }
-  }
-  return false;
-}
-
 template <class T>
 std::string source_of(const porta_program_op* ops, std::int32_t nops, std::int32_t ninputs) {
   return fused_source(ops, nops, ninputs, scalar_count(ops, nops), type_name<T>(), static_cast<int>(16 / sizeof(T)));
@@ -271,7 +249,6 @@ bool fused_jit(const BackendCall& c, const Stream& stream, const porta_program_o
     const FuseMode mode = fuse_mode(c.fn);
     if (mode == FuseMode::interpret) return false;
     if (mode == FuseMode::automatic && c.device.type == DeviceType::cpu) return false;
-    if (c.device.type != DeviceType::cpu && has_vendor_math(ops, nops)) return false;
     const int nscalars = scalar_count(ops, nops);
     // rtc's argument limit: n, vec, y, the inputs, the scalars.
     if (3 + ninputs + nscalars > 32) return false;
