@@ -101,7 +101,12 @@ PORTA_HOST_DEVICE inline double fma(double a, double b, double c) {
 
 // The correctly rounded square root (also under nvcc's -prec-sqrt=false).
 PORTA_HOST_DEVICE inline float sqrt(float x) {
-#if PORTA_DEVICE_PASS
+#if PORTA_DEVICE_PASS && defined(__HIP_DEVICE_COMPILE__)
+  // HIP's __fsqrt_rn is ocml's native (approximate) square root in ROCm 5.x; sqrtf is the correctly
+  // rounded one (clang's -fhip-fp32-correctly-rounded-divide-sqrt, on by default), as the eager
+  // operator has it.
+  return porta::detail::canonical_nan(::sqrtf(x));
+#elif PORTA_DEVICE_PASS
   return porta::detail::canonical_nan(__fsqrt_rn(x));
 #else
   return porta::detail::canonical_nan(std::sqrt(x));
