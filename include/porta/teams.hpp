@@ -202,17 +202,30 @@ class Team {
   PORTA_HOST_DEVICE View<T> scratch(std::int64_t rows, std::int64_t cols) const {
     static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 16,
                   "porta::Team::scratch: a trivially copyable type aligned to at most 16 bytes");
+#if PORTA_DEVICE_PASS
+    // The block's shared memory by its own name rather than the pointer the launch stored: the
+    // compiler then knows a View of scratch points to shared memory and loads it as such, as it
+    // does a hand-written kernel's __shared__ array, rather than through a generic address.
+    extern __shared__ __align__(16) unsigned char porta_team_scratch[];
+    unsigned char* const base = porta_team_scratch;
+#else
+    unsigned char* const base = s_.scratch;
+#endif
     const std::size_t at = (used_ + 15) & ~std::size_t(15);
     const std::size_t left = at < s_.scratch_bytes ? s_.scratch_bytes - at : 0;
-    if (rows < 0 || cols < 0 || (cols != 0 && static_cast<std::size_t>(rows) > left / sizeof(T) / cols)) {
+    const bool fits =
+        rows >= 0 && cols >= 0 && (cols == 0 || static_cast<std::size_t>(rows) <= left / sizeof(T) / cols);
+    if (!fits)
       fail(
           "porta::Team::scratch: the request does not fit the launch's scratch (teams(...).scratch(bytes)): "
           "rows, columns, bytes per element, bytes left",
           rows, cols, static_cast<std::int64_t>(sizeof(T)), static_cast<std::int64_t>(left));
-      return View<T>{nullptr, 0, 0, 0, "team scratch"};
-    }
-    used_ = at + static_cast<std::size_t>(rows * cols) * sizeof(T);
-    return View<T>{reinterpret_cast<T*>(s_.scratch + at), rows * cols, rows, cols, "team scratch"};
+    // One return, the pointer computed the same way on both paths (an empty View at the base when
+    // the request does not fit): a branch that returned another pointer hid from the compiler that
+    // every View of scratch is in shared memory.
+    const std::int64_t r = fits ? rows : 0, c = fits ? cols : 0;
+    if (fits) used_ = at + static_cast<std::size_t>(r * c) * sizeof(T);
+    return View<T>{reinterpret_cast<T*>(base + (fits ? at : 0)), r * c, r, c, "team scratch"};
   }
 
  private:
@@ -233,7 +246,17 @@ class Team {
 #define PORTA_DETAIL_INDEPENDENT
 #endif
 
+// A host-device template that calls the kernel's own callables: under nvcc, the host copy of a
+// PORTA_KERNEL (a plain host lambda) reaches these templates too, and nvcc would warn at every
+// call of its nested lambdas from the template's device side, which that copy never runs.
+#if defined(__NVCC__)
+#define PORTA_DETAIL_CALLS_KERNEL _Pragma("nv_exec_check_disable")
+#else
+#define PORTA_DETAIL_CALLS_KERNEL
+#endif
+
 // f(i) for i in [begin, end), spread over the team's threads.
+PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void thread_for(const Team& t, std::int64_t begin, std::int64_t end, const F& f) {
 #if PORTA_DEVICE_PASS
@@ -243,12 +266,14 @@ PORTA_HOST_DEVICE void thread_for(const Team& t, std::int64_t begin, std::int64_
   for (std::int64_t i = begin; i < end; ++i) f(i);
 #endif
 }
+PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void thread_for(const Team& t, std::int64_t n, const F& f) {
   thread_for(t, std::int64_t(0), n, f);
 }
 
 // f(i) for i in [begin, end), spread over the calling thread's vector lanes.
+PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void vector_for(const Team& t, std::int64_t begin, std::int64_t end, const F& f) {
 #if PORTA_DEVICE_PASS
@@ -259,12 +284,14 @@ PORTA_HOST_DEVICE void vector_for(const Team& t, std::int64_t begin, std::int64_
   for (std::int64_t i = begin; i < end; ++i) f(i);
 #endif
 }
+PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void vector_for(const Team& t, std::int64_t n, const F& f) {
   vector_for(t, std::int64_t(0), n, f);
 }
 
 // f(i) for i in [begin, end), spread over every member of the team.
+PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void team_for(const Team& t, std::int64_t begin, std::int64_t end, const F& f) {
 #if PORTA_DEVICE_PASS
@@ -278,6 +305,7 @@ PORTA_HOST_DEVICE void team_for(const Team& t, std::int64_t begin, std::int64_t 
   for (std::int64_t i = begin; i < end; ++i) f(i);
 #endif
 }
+PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void team_for(const Team& t, std::int64_t n, const F& f) {
   team_for(t, std::int64_t(0), n, f);
@@ -297,6 +325,7 @@ using team_value_t =
 
 // The result over no values (and an exclusive scan's at index 0): +0.0 for a sum (as sum and cumsum
 // give), the identity otherwise.
+PORTA_DETAIL_CALLS_KERNEL
 template <class T, class Op>
 PORTA_HOST_DEVICE T empty_value() {
   if constexpr (std::is_same_v<Op, SumOp>) {
@@ -308,6 +337,7 @@ PORTA_HOST_DEVICE T empty_value() {
 
 // The canonical chunk of `Lanes` lanes, on one thread: lanes past n hold the identity, and op(x,
 // identity) == x bit for bit, so they and the tree steps that would only meet them are skipped.
+PORTA_DETAIL_CALLS_KERNEL
 template <int Lanes, class T, class Op, class F>
 PORTA_HOST_DEVICE T lanes_reduce_serial(std::int64_t n, Op op, const F& f) {
   T acc[Lanes];
@@ -336,6 +366,7 @@ struct ScanBlocks {
 };
 
 // Block k of a scan from its carry: store(i, running value before or after value(i)).
+PORTA_DETAIL_CALLS_KERNEL
 template <bool Inclusive, class T, class Op, class V, class S>
 PORTA_HOST_DEVICE void scan_block(const ScanBlocks& g, std::int64_t n, std::int64_t k, T carry, Op op, const V& value,
                                   const S& store) {
@@ -353,6 +384,7 @@ PORTA_HOST_DEVICE void scan_block(const ScanBlocks& g, std::int64_t n, std::int6
   }
 }
 
+PORTA_DETAIL_CALLS_KERNEL
 template <class T, class Op, class V>
 PORTA_HOST_DEVICE T scan_block_total(const ScanBlocks& g, std::int64_t n, std::int64_t k, Op op, const V& value) {
   const std::int64_t i1 = (k + 1) * g.b < n ? (k + 1) * g.b : n;
@@ -361,6 +393,7 @@ PORTA_HOST_DEVICE T scan_block_total(const ScanBlocks& g, std::int64_t n, std::i
   return run;
 }
 
+PORTA_DETAIL_CALLS_KERNEL
 template <bool Inclusive, class T, class Op, class V, class S>
 PORTA_HOST_DEVICE T team_scan_serial(std::int64_t n, Op op, const V& value, const S& store) {
   const ScanBlocks g(n);
@@ -384,6 +417,7 @@ __device__ inline void* team_words() {
   return words;
 }
 
+PORTA_DETAIL_CALLS_KERNEL
 template <class T, class Op, class F>
 PORTA_HOST_DEVICE T team_reduce_device(const Team& t, std::int64_t n, Op op, const F& f) {
   T* acc = static_cast<T*>(team_words());
@@ -431,6 +465,7 @@ __device__ T vector_shfl_first(T v, int width) {
 
 // Lane l of the 32 is vector lane l % VL's (l / VL)-th accumulator: the tree's steps s >= VL stay in
 // one thread's registers, the steps s < VL are shuffles.
+PORTA_DETAIL_CALLS_KERNEL
 template <int VL, class T, class Op, class F>
 PORTA_HOST_DEVICE T vector_reduce_device(int lane, std::int64_t n, Op op, const F& f) {
   constexpr int M = kVectorLanes / VL;
@@ -457,6 +492,7 @@ PORTA_HOST_DEVICE T vector_reduce_device(int lane, std::int64_t n, Op op, const 
   return vector_shfl_first(r, VL);
 }
 
+PORTA_DETAIL_CALLS_KERNEL
 template <bool Inclusive, class T, class Op, class V, class S>
 PORTA_HOST_DEVICE T team_scan_device(const Team& t, std::int64_t n, Op op, const V& value, const S& store) {
   const ScanBlocks g(n);
@@ -488,6 +524,7 @@ inline constexpr bool team_op_v =
 template <class Op>
 inline constexpr bool scan_op_v = std::is_same_v<Op, SumOp> || std::is_same_v<Op, MaxOp>;
 
+PORTA_DETAIL_CALLS_KERNEL
 template <bool Inclusive, class R, class Op, class V, class S>
 PORTA_HOST_DEVICE auto team_scan(const Team& t, std::int64_t n, Op op, const V& value, const S& store) {
   static_assert(scan_op_v<Op>, "porta::team_*_scan: op is porta::plus or porta::maximum_op");
@@ -503,6 +540,7 @@ PORTA_HOST_DEVICE auto team_scan(const Team& t, std::int64_t n, Op op, const V& 
 }  // namespace detail
 
 // op-reduction of f(i), i in [0, n), over the whole team; every member calls it and gets the result.
+PORTA_DETAIL_CALLS_KERNEL
 template <class R = detail::Deduce, class Op, class F>
 PORTA_HOST_DEVICE auto team_reduce(const Team& t, std::int64_t n, Op op, const F& f) {
   static_assert(detail::team_op_v<Op>, "porta::team_reduce: op is porta::plus, multiplies, maximum_op or minimum_op");
@@ -516,6 +554,7 @@ PORTA_HOST_DEVICE auto team_reduce(const Team& t, std::int64_t n, Op op, const F
 }
 
 // op-reduction of f(i), i in [0, n), over the calling thread's vector lanes; each lane gets it.
+PORTA_DETAIL_CALLS_KERNEL
 template <class R = detail::Deduce, class Op, class F>
 PORTA_HOST_DEVICE auto vector_reduce(const Team& t, std::int64_t n, Op op, const F& f) {
   static_assert(detail::team_op_v<Op>, "porta::vector_reduce: op is porta::plus, multiplies, maximum_op or minimum_op");
@@ -551,24 +590,29 @@ PORTA_HOST_DEVICE auto vector_reduce(const Team& t, std::int64_t n, Op op, const
 
 // Scans of value(i), i in [0, n), over the whole team: store(i, prefix) for every i (on some
 // member), the total returned to every member. plus unless an op is given.
+PORTA_DETAIL_CALLS_KERNEL
 template <class R = detail::Deduce, class Op, class V, class S>
 PORTA_HOST_DEVICE auto team_exclusive_scan(const Team& t, std::int64_t n, Op op, const V& value, const S& store) {
   return detail::team_scan<false, R>(t, n, op, value, store);
 }
+PORTA_DETAIL_CALLS_KERNEL
 template <class R = detail::Deduce, class V, class S>
 PORTA_HOST_DEVICE auto team_exclusive_scan(const Team& t, std::int64_t n, const V& value, const S& store) {
   return detail::team_scan<false, R>(t, n, plus{}, value, store);
 }
+PORTA_DETAIL_CALLS_KERNEL
 template <class R = detail::Deduce, class Op, class V, class S>
 PORTA_HOST_DEVICE auto team_inclusive_scan(const Team& t, std::int64_t n, Op op, const V& value, const S& store) {
   return detail::team_scan<true, R>(t, n, op, value, store);
 }
+PORTA_DETAIL_CALLS_KERNEL
 template <class R = detail::Deduce, class V, class S>
 PORTA_HOST_DEVICE auto team_inclusive_scan(const Team& t, std::int64_t n, const V& value, const S& store) {
   return detail::team_scan<true, R>(t, n, plus{}, value, store);
 }
 
 // *p += v for p in this team's scratch, atomic among the team's members; returns the old value.
+PORTA_DETAIL_CALLS_KERNEL
 template <class T>
 PORTA_HOST_DEVICE T team_atomic_add(const Team& t, T* p, detail::atomic_value_t<T> v) {
   (void)t;
