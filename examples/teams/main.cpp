@@ -202,10 +202,7 @@ porta::Array<std::int32_t> histogram(porta::Device dev, const porta::Array<float
                         porta::team_for(t, kBins, [&](std::int64_t b) { bins[b] = 0; });  // scratch starts as garbage
                         t.barrier();
                         const std::int64_t lo = t.league() * share, hi = lo + share < n ? lo + share : n;
-                        // thread_for, not team_for: on the CPU team_for tells the compiler that its iterations
-                        // are independent (omp simd), and two values in one bin are not. With one lane per
-                        // thread, the two hand out the same indices on a GPU.
-                        porta::thread_for(t, lo, hi, [&](std::int64_t i) {
+                        porta::team_for(t, lo, hi, [&](std::int64_t i) {
                           porta::team_atomic_add(t, &bins[static_cast<std::int64_t>(xv[i] * float(kBins))], 1);
                         });
                         t.barrier();
