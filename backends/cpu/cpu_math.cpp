@@ -174,26 +174,3 @@ porta_status math_unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const
 
 }  // namespace porta::detail::cpu
 
-// The same functions for run-time kernels on the CPU: the prelude (porta/detail/rtc_prelude.hpp)
-// declares them and cpu_rtc.cpp links each kernel against this library, so that a generated fused
-// kernel and porta::rtc::exp in a user's kernel give the eager maps' bits.
-#define PORTA_CPU_MATH_EXPORT(name)                                                                         \
-  extern "C" __attribute__((visibility("default"))) float porta_cpu_math_##name##_f32(float x) noexcept {   \
-    return porta::detail::math::name(x);                                                                    \
-  }                                                                                                         \
-  extern "C" __attribute__((visibility("default"))) double porta_cpu_math_##name##_f64(double x) noexcept { \
-    return porta::detail::math::name(x);                                                                    \
-  }
-PORTA_CPU_MATH_EXPORT(exp)
-PORTA_CPU_MATH_EXPORT(log)
-PORTA_CPU_MATH_EXPORT(sin)
-PORTA_CPU_MATH_EXPORT(cos)
-PORTA_CPU_MATH_EXPORT(tanh)
-PORTA_CPU_MATH_EXPORT(sigmoid)
-#undef PORTA_CPU_MATH_EXPORT
-extern "C" __attribute__((visibility("default"))) float porta_cpu_math_pow_f32(float x, float y) noexcept {
-  return porta::detail::math::pow(x, y);
-}
-extern "C" __attribute__((visibility("default"))) double porta_cpu_math_pow_f64(double x, double y) noexcept {
-  return porta::detail::math::pow(x, y);
-}

@@ -27,5 +27,3 @@ porta_status math_unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const
 
 }  // namespace porta::detail::cpu
 
-// One of the exported scalar functions (cpu_math.cpp), by which cpu_rtc.cpp finds this library.
-extern "C" float porta_cpu_math_exp_f32(float x) noexcept;

@@ -62,16 +62,6 @@ std::vector<std::string> flags() {
   };
 }
 
-// This libporta's file, linked into every kernel: the prelude's exp, log, ... are its exported
-// porta_cpu_math_* functions, found this way even where libporta was loaded RTLD_LOCAL (Python).
-// Empty when porta is linked statically (the executable then provides them, if it exports them).
-std::string porta_library() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&porta_cpu_math_exp_f32), &info) == 0 || info.dli_fname == nullptr) return "";
-  const std::string path = info.dli_fname;
-  return path.find(".so") != std::string::npos ? path : "";
-}
-
 std::string flag_text() {
   std::string f;
   for (const std::string& s : flags()) f += (f.empty() ? "" : " ") + s;
@@ -226,7 +216,6 @@ porta_status rtc_compile(int dev, const char* source, const char* options, void*
   for (std::string& f : flags()) command.push_back(std::move(f));
   for (std::string& o : user.args) command.push_back(std::move(o));
   for (const char* a : {"-o", lib.c_str(), src.c_str()}) command.emplace_back(a);
-  if (std::string self = porta_library(); !self.empty()) command.push_back(std::move(self));
   std::string out;
   const int st = run(command, &out);
   copy_text(out, log, log_len);
