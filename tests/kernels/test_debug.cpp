@@ -267,3 +267,26 @@ TEST_CASE("a team barrier that only some threads of a warp reach fails the kerne
   INFO(split);
   CHECK(has(split, "kernel 'split' on " + dev.to_string() + ": porta::Team::barrier: reached by only some threads"));
 }
+
+TEST_CASE("a checked team scratch request past the launch's scratch fails the kernel on every device",
+          "[kernels][debug][teams]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  INFO("on " << dev.to_string());
+  auto out = porta::zeros<float>(Shape{4}, dev);
+  auto ov = out.view();
+  const std::string what = failure_of(dev, [&] {
+    porta::parallel_for("greedy", dev, porta::teams(4, 32).scratch(64), PORTA_KERNEL((const porta::Team& t) {
+                          auto a = t.scratch<float>(8);   // 32 bytes
+                          auto b = t.scratch<float>(16);  // 64 more: past the end
+                          if (b.size == 16) b[0] = a[0];
+                          if (t.rank() == 0) ov[t.league()] = static_cast<float>(b.size);
+                        }));
+  });
+  INFO(what);
+  CHECK(has(what, "kernel 'greedy' on " + dev.to_string() + ": porta::Team::scratch: the request does not fit"));
+  // The device stays usable.
+  porta::parallel_for(dev, porta::teams(4, 32), PORTA_KERNEL((const porta::Team& t) {
+                        if (t.rank() == 0) ov[t.league()] = 1.0f;
+                      }));
+  PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), std::vector<float>(4, 1.0f)));
+}

@@ -403,10 +403,13 @@ TEST_CASE("team launches: shapes no GPU can run are refused on every device", "[
   CHECK_NOTHROW(porta::teams(4, 1024));
 }
 
-TEST_CASE("team scratch: a request past the launch's scratch fails the kernel", "[kernels][teams]") {
+TEST_CASE("team scratch: a request past the launch's scratch gives an empty View, and fails on the CPU",
+          "[kernels][teams]") {
+  // This file does not check its views: on a GPU the request only comes back empty (a checked
+  // file fails the kernel there too: test_debug.cpp); the CPU always fails it.
   const Device dev = PORTA_KERNEL_DEVICE();
   INFO("on " << dev.to_string());
-  auto out = porta::zeros<float>(Shape{4}, dev);
+  auto out = porta_test::poisoned<float>(Shape{4}, dev);
   auto ov = out.view();
   std::string what;
   try {
@@ -421,13 +424,13 @@ TEST_CASE("team scratch: a request past the launch's scratch fails the kernel", 
     what = e.what();
   }
   INFO(what);
-  CHECK(what.find("does not fit the launch's scratch") != std::string::npos);
-  CHECK(what.find("greedy") != std::string::npos);
-  // The device stays usable.
-  porta::parallel_for(dev, porta::teams(4, 32), PORTA_KERNEL((const porta::Team& t) {
-                        if (t.rank() == 0) ov[t.league()] = 1.0f;
-                      }));
-  PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), std::vector<float>(4, 1.0f)));
+  if (dev.type == porta::DeviceType::cpu) {
+    CHECK(what.find("does not fit the launch's scratch") != std::string::npos);
+    CHECK(what.find("greedy") != std::string::npos);
+  } else {
+    CHECK(what.empty());
+    PORTA_CHECK_RESULT(porta_test::compare_exact(out.to_vector(), std::vector<float>(4, 0.0f)));
+  }
 }
 
 TEST_CASE("team scratch beyond 48 KiB where the device has it; past the device's limit an error", "[kernels][teams]") {
