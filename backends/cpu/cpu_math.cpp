@@ -173,4 +173,3 @@ porta_status math_unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const
 }
 
 }  // namespace porta::detail::cpu
-

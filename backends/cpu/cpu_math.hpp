@@ -26,4 +26,3 @@ double math_scalar(porta_unary_op op, double x) noexcept;
 porta_status math_unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, void* y) noexcept;
 
 }  // namespace porta::detail::cpu
-
