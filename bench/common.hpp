@@ -350,6 +350,18 @@ S& tenant(const std::string& id, Make make) {
   return static_cast<Tenant<S>*>(s.held.get())->value;
 }
 
+// A CPU case's timing loop: `run` on the tenant that `make` builds (once per id), wall-clock time.
+template <class S, class Make, class Run>
+void timed(benchmark::State& st, const std::string& id, Make make, Run run) {
+  S& s = tenant<S>(id, make);
+  for (auto _ : st) run(s);
+  benchmark::ClobberMemory();
+}
+// A CPU case's settings: real time (the OpenMP team's, not the calling thread's CPU time), in ms.
+inline void configure_cpu(benchmark::internal::Benchmark* b) {
+  b->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
 // ---- running -----------------------------------------------------------------------------------
 // An exception (a porta::Error, a failed vendor call) marks the benchmark as skipped with its message
 // instead of ending the run: one broken case must not hide the others.

@@ -481,31 +481,22 @@ InOut<T> make_guide_porta(const std::string& id, Guide g, std::int64_t n, Form f
 }
 
 // ---- registration ---------------------------------------------------------------------------------------
-template <class S, class Make, class Run>
-void timed(benchmark::State& st, const std::string& id, Make make, Run run) {
-  S& s = pb::tenant<S>(id, make);
-  for (auto _ : st) run(s);
-  benchmark::ClobberMemory();
-}
-
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseRealTime()->Unit(benchmark::kMillisecond);
-}
+using pb::timed;
 
 template <class T>
 void register_heat(const std::string& op, std::int64_t n, bool two_d) {
   const char* dt = pb::dtype_name<T>();
   const double bytes = pb::heat_bytes(n, sizeof(T));
   for (Style style : {Style::lambda, Style::functor}) {
-    configure(pb::add(op, dt, style == Style::lambda ? "porta" : "porta_functor", n,
-                      [=](benchmark::State& st, const std::string& id) {
-                        timed<InOut<T>>(
-                            st, id, [&] { return make_heat_porta<T>(id, n, two_d, style); },
-                            [&](InOut<T>& d) { porta_heat(d.u, d.v, n, two_d, style); });
-                        pb::set_bytes(st, bytes);
-                      }));
+    pb::configure_cpu(pb::add(op, dt, style == Style::lambda ? "porta" : "porta_functor", n,
+                              [=](benchmark::State& st, const std::string& id) {
+                                timed<InOut<T>>(
+                                    st, id, [&] { return make_heat_porta<T>(id, n, two_d, style); },
+                                    [&](InOut<T>& d) { porta_heat(d.u, d.v, n, two_d, style); });
+                                pb::set_bytes(st, bytes);
+                              }));
   }
-  configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
+  pb::configure_cpu(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
     timed<InOutPeer<T>>(
         st, id, [&] { return make_heat_peer<T>(n); },
         [&](InOutPeer<T>& d) { omp_heat(d.u.get(), d.v.get(), n, two_d); });
@@ -517,22 +508,22 @@ void register_nbody(const std::string& op, std::int64_t n, bool energy) {
   const double pairs = static_cast<double>(n) * static_cast<double>(n);
   const double flops = pairs * (energy ? pb::kEnergyFlopsPerPair : pb::kNbodyFlopsPerPair);
   for (Style style : {Style::lambda, Style::functor}) {
-    configure(pb::add(op, "f32", style == Style::lambda ? "porta" : "porta_functor", n,
-                      [=](benchmark::State& st, const std::string& id) {
-                        timed<NBodyPorta>(
-                            st, id, [&] { return make_nbody_checked(id, n, energy, style); },
-                            [&](NBodyPorta& d) {
-                              if (energy) {
-                                double e = porta_energy(d, style);
-                                benchmark::DoNotOptimize(e);
-                              } else {
-                                porta_nbody(d, style);
-                              }
-                            });
-                        pb::set_flops(st, flops);
-                      }));
+    pb::configure_cpu(pb::add(op, "f32", style == Style::lambda ? "porta" : "porta_functor", n,
+                              [=](benchmark::State& st, const std::string& id) {
+                                timed<NBodyPorta>(
+                                    st, id, [&] { return make_nbody_checked(id, n, energy, style); },
+                                    [&](NBodyPorta& d) {
+                                      if (energy) {
+                                        double e = porta_energy(d, style);
+                                        benchmark::DoNotOptimize(e);
+                                      } else {
+                                        porta_nbody(d, style);
+                                      }
+                                    });
+                                pb::set_flops(st, flops);
+                              }));
   }
-  configure(pb::add(op, "f32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
+  pb::configure_cpu(pb::add(op, "f32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
     timed<NBodyPeer>(
         st, id, [&] { return make_nbody_peer(n); },
         [&](NBodyPeer& d) {
@@ -552,18 +543,18 @@ void register_expr(const std::string& op, std::int64_t n) {
   const char* dt = pb::dtype_name<T>();
   const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
   for (Style style : {Style::lambda, Style::functor}) {
-    configure(pb::add(op, dt, style == Style::lambda ? "porta" : "porta_functor", n,
-                      [=](benchmark::State& st, const std::string& id) {
-                        timed<ExprPorta<T>>(
-                            st, id, [&] { return make_expr_porta<T>(id, n, style); },
-                            [&](ExprPorta<T>& d) {
-                              T r = porta_expr(d, style);
-                              benchmark::DoNotOptimize(r);
-                            });
-                        pb::set_bytes(st, bytes);
-                      }));
+    pb::configure_cpu(pb::add(op, dt, style == Style::lambda ? "porta" : "porta_functor", n,
+                              [=](benchmark::State& st, const std::string& id) {
+                                timed<ExprPorta<T>>(
+                                    st, id, [&] { return make_expr_porta<T>(id, n, style); },
+                                    [&](ExprPorta<T>& d) {
+                                      T r = porta_expr(d, style);
+                                      benchmark::DoNotOptimize(r);
+                                    });
+                                pb::set_bytes(st, bytes);
+                              }));
   }
-  configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
+  pb::configure_cpu(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
     timed<pb::HostVectors<T>>(
         st, id, [&] { return pb::make_host_vectors<T>(pb::Op::dot, n); },
         [&](pb::HostVectors<T>& d) {
@@ -580,13 +571,13 @@ void register_cg(const std::string& op, std::int64_t n) {
   const double bytes = pb::cg_bytes(n, sizeof(T));
   // The kernel in a CG iteration is a one-line update next to a matvec: the functor variant would
   // say nothing the other cases do not, so porta runs with the lambda only.
-  configure(pb::add(op, dt, "porta", n, [=](benchmark::State& st, const std::string& id) {
+  pb::configure_cpu(pb::add(op, dt, "porta", n, [=](benchmark::State& st, const std::string& id) {
     timed<CgPorta<T>>(
         st, id, [&] { return make_cg_porta<T>(id, n, Style::lambda, true); },
         [&](CgPorta<T>& s) { porta_cg_step(s, Style::lambda); });
     pb::set_bytes(st, bytes);
   }));
-  configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
+  pb::configure_cpu(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
     timed<CgPeer<T>>(
         st, id, [&] { return make_cg_peer<T>(pb::spd_matrix<T>(n), n); }, [&](CgPeer<T>& s) { omp_cg_step(s, n); });
     pb::set_bytes(st, bytes);
@@ -598,14 +589,14 @@ void register_guide(const std::string& op, Guide g, std::int64_t n) {
   const char* dt = pb::dtype_name<T>();
   const double bytes = guide_bytes(g, n, sizeof(T));
   for (Form form : {Form::lambda, Form::functor, Form::kernel_macro}) {
-    configure(pb::add(op, dt, impl_of(form), n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add(op, dt, impl_of(form), n, [=](benchmark::State& st, const std::string& id) {
       timed<InOut<T>>(
           st, id, [&] { return make_guide_porta<T>(id, g, n, form); },
           [&](InOut<T>& d) { porta_guide(g, d.u, d.v, n, form); });
       pb::set_bytes(st, bytes);
     }));
   }
-  configure(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
+  pb::configure_cpu(pb::add(op, dt, "openmp", n, [=](benchmark::State& st, const std::string& id) {
     timed<InOutPeer<T>>(
         st, id, [&] { return make_guide_peer<T>(g, n); },
         [&](InOutPeer<T>& d) { omp_guide(g, d.u.get(), d.v.get(), n); });

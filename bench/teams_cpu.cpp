@@ -42,15 +42,7 @@ std::int64_t histogram_league(std::int64_t n) {
   return std::max<std::int64_t>(1, std::min<std::int64_t>(1024, n >> 16));
 }
 
-template <class S, class Make, class Run>
-void timed(benchmark::State& st, const std::string& id, Make make, Run run) {
-  S& s = pb::tenant<S>(id, make);
-  for (auto _ : st) run(s);
-  benchmark::ClobberMemory();
-}
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseRealTime()->Unit(benchmark::kMillisecond);
-}
+using pb::timed;
 
 // ---- n-body ------------------------------------------------------------------------------------------
 struct NBodyPorta {
@@ -232,12 +224,12 @@ void register_all() {
   if (pt::wanted_teams("nbody_tiled")) {
     const std::int64_t n = z.nbody;
     const double flops = static_cast<double>(n) * static_cast<double>(n) * pb::kNbodyFlopsPerPair;
-    configure(pb::add("nbody_tiled", "f32", "porta", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("nbody_tiled", "f32", "porta", n, [=](benchmark::State& st, const std::string& id) {
       timed<NBodyPorta>(
           st, id, [&] { return make_nbody_porta(id, n); }, [](NBodyPorta& d) { porta_nbody(d); });
       pb::set_flops(st, flops);
     }));
-    configure(pb::add("nbody_tiled", "f32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("nbody_tiled", "f32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
       timed<NBodyPeer>(
           st, id, [&] { return make_nbody_peer(n); }, [](NBodyPeer& d) { omp_nbody(d); });
       pb::set_flops(st, flops);
@@ -246,7 +238,7 @@ void register_all() {
   if (pt::wanted_teams("transpose")) {
     const std::int64_t n = z.transpose;
     const double bytes = pt::transpose_bytes(n);
-    configure(pb::add("transpose", "f32", "porta", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("transpose", "f32", "porta", n, [=](benchmark::State& st, const std::string& id) {
       timed<TransposePorta>(
           st, id, [&] { return make_transpose_porta(id, n); },
           [n](TransposePorta& d) {
@@ -254,7 +246,7 @@ void register_all() {
           });
       pb::set_bytes(st, bytes);
     }));
-    configure(pb::add("transpose", "f32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("transpose", "f32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
       timed<TransposePeer>(
           st, id, [&] { return make_transpose_peer(n); },
           [n](TransposePeer& d) { omp_transpose(d.in.get(), d.out.get(), n); });
@@ -264,12 +256,12 @@ void register_all() {
   if (pt::wanted_teams("histogram")) {
     const std::int64_t n = z.histogram;
     const double bytes = pt::histogram_bytes(n);
-    configure(pb::add("histogram", "i32", "porta", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("histogram", "i32", "porta", n, [=](benchmark::State& st, const std::string& id) {
       timed<HistogramPorta>(
           st, id, [&] { return make_histogram_porta(id, n); }, [](HistogramPorta& d) { porta_histogram(d); });
       pb::set_bytes(st, bytes);
     }));
-    configure(pb::add("histogram", "i32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("histogram", "i32", "openmp", n, [=](benchmark::State& st, const std::string& id) {
       timed<HistogramPeer>(
           st, id, [&] { return make_histogram_peer(n); }, [](HistogramPeer& d) { omp_histogram(d); });
       pb::set_bytes(st, bytes);
@@ -279,15 +271,15 @@ void register_all() {
     const std::int64_t n = z.stencil;
     const double bytes = pt::stencil_bytes(n);
     for (bool blocked : {true, false}) {
-      configure(pb::add("stencil_blocked", "f64", blocked ? "porta" : "porta_range", n,
-                        [=](benchmark::State& st, const std::string& id) {
-                          timed<StencilPorta>(
-                              st, id, [&] { return make_stencil_porta(id, n, blocked); },
-                              [blocked](StencilPorta& d) { porta_stencil(d, blocked); });
-                          pb::set_bytes(st, bytes);
-                        }));
+      pb::configure_cpu(pb::add("stencil_blocked", "f64", blocked ? "porta" : "porta_range", n,
+                                [=](benchmark::State& st, const std::string& id) {
+                                  timed<StencilPorta>(
+                                      st, id, [&] { return make_stencil_porta(id, n, blocked); },
+                                      [blocked](StencilPorta& d) { porta_stencil(d, blocked); });
+                                  pb::set_bytes(st, bytes);
+                                }));
     }
-    configure(pb::add("stencil_blocked", "f64", "openmp", n, [=](benchmark::State& st, const std::string& id) {
+    pb::configure_cpu(pb::add("stencil_blocked", "f64", "openmp", n, [=](benchmark::State& st, const std::string& id) {
       timed<StencilPeer>(
           st, id, [&] { return make_stencil_peer(n); }, [n](StencilPeer& d) { omp_stencil(d.u.get(), d.v.get(), n); });
       pb::set_bytes(st, bytes);
