@@ -8,7 +8,7 @@
 //                    staged a tile at a time in scratch, the per-body
 //                    accumulators in scratch between tiles
 //   transpose        out = in^T, n x n float, through a 32 x 33 scratch    2 words per element
-//                    tile (32 lanes x 8 threads)
+//                    tile (32 lanes x 4 threads on GPUs)
 //   histogram        256 bins of 2^26 int32 keys: per-team bins in         1 word per key
 //                    scratch (team_atomic_add), merged in team order by a
 //                    second launch (team_reduce)
@@ -144,28 +144,27 @@ void nbody_tiled(porta::Device dev, const porta::Stream& stream, porta::View<con
 }
 
 // ---- transpose ------------------------------------------------------------------------------------
-// A team per 32 x 32 tile: rows read along the lanes into the tile, columns of the tile written
-// along the lanes; the 33rd column keeps a GPU's column reads off one shared-memory bank.
+// A team per 32 x 32 tile, `team_size` threads x 32 lanes: rows read along the lanes into the tile,
+// columns of the tile written along the lanes; the 33rd column keeps a GPU's column reads off one
+// shared-memory bank.
 template <class T>
 void transpose(porta::Device dev, const porta::Stream& stream, porta::View<const T> in, porta::View<T> out,
-               std::int64_t n) {
+               std::int64_t n, int team_size) {
   constexpr int kTile = 32;
   const std::int64_t nb = (n + kTile - 1) / kTile;
-  porta::parallel_for("transpose", dev, porta::teams(nb * nb, 8, 32).scratch(kTile * (kTile + 1) * sizeof(T)),
+  porta::parallel_for("transpose", dev, porta::teams(nb * nb, team_size, 32).scratch(kTile * (kTile + 1) * sizeof(T)),
                       PORTA_KERNEL((const porta::Team& t) {
                         const porta::View<T> tile = t.scratch<T>(kTile, kTile + 1);
                         const std::int64_t r0 = t.league() / nb * kTile, c0 = t.league() % nb * kTile;
-                        // The ranges end at the grid's edge: no test per element, which would keep the CPU's
-                        // loops from vectorising.
+                        // The ranges end at the grid's edge: no test per element, which would keep the CPU's loops from
+                        // vectorising.
                         const std::int64_t rows = std::min<std::int64_t>(kTile, n - r0),
                                            cols = std::min<std::int64_t>(kTile, n - c0);
-                        porta::thread_for(t, rows, [&](std::int64_t r) {
-                          porta::vector_for(t, cols, [&](std::int64_t c) { tile(r, c) = in(r0 + r, c0 + c); });
-                        });
+                        porta::thread_vector_for(
+                            t, rows, cols, [&](std::int64_t r, std::int64_t c) { tile(r, c) = in(r0 + r, c0 + c); });
                         t.barrier();
-                        porta::thread_for(t, cols, [&](std::int64_t r) {
-                          porta::vector_for(t, rows, [&](std::int64_t c) { out(c0 + r, r0 + c) = tile(c, r); });
-                        });
+                        porta::thread_vector_for(
+                            t, cols, rows, [&](std::int64_t r, std::int64_t c) { out(c0 + r, r0 + c) = tile(c, r); });
                       }),
                       stream);
 }
@@ -217,15 +216,13 @@ void stencil_blocked(porta::Device dev, const porta::Stream& stream, porta::View
                         // so that the CPU's loops vectorise).
                         const std::int64_t rows = std::min<std::int64_t>(ty, n - 1 - i0),
                                            cols = std::min<std::int64_t>(tx, n - 1 - j0);
-                        porta::thread_for(t, rows + 2, [&](std::int64_t r) {
-                          porta::vector_for(t, cols + 2, [&](std::int64_t c) { h(r, c) = u(i0 - 1 + r, j0 - 1 + c); });
+                        porta::thread_vector_for(t, rows + 2, cols + 2, [&](std::int64_t r, std::int64_t c) {
+                          h(r, c) = u(i0 - 1 + r, j0 - 1 + c);
                         });
                         t.barrier();
-                        porta::thread_for(t, rows, [&](std::int64_t r) {
-                          porta::vector_for(t, cols, [&](std::int64_t c) {
-                            next(i0 + r, j0 + c) = h(r + 1, c + 1) + k * (h(r, c + 1) + h(r + 2, c + 1) + h(r + 1, c) +
-                                                                          h(r + 1, c + 2) - T(4) * h(r + 1, c + 1));
-                          });
+                        porta::thread_vector_for(t, rows, cols, [&](std::int64_t r, std::int64_t c) {
+                          next(i0 + r, j0 + c) = h(r + 1, c + 1) + k * (h(r, c + 1) + h(r + 2, c + 1) + h(r + 1, c) +
+                                                                        h(r + 1, c + 2) - T(4) * h(r + 1, c + 1));
                         });
                       }),
                       stream);

@@ -111,7 +111,7 @@ TransposePeer make_transpose_peer(std::int64_t n) {
 TransposePorta make_transpose_porta(const std::string& id, std::int64_t n) {
   TransposePorta d{porta::Array<float>::from(pb::host_random<float>(n * n, 0), porta::Shape{n, n}, kCpu),
                    porta::full<float>({n, n}, 0.0f, kCpu)};
-  pt::transpose<float>(kCpu, porta::Stream(), std::as_const(d.in).view(), d.out.view(), n);
+  pt::transpose<float>(kCpu, porta::Stream(), std::as_const(d.in).view(), d.out.view(), n, porta::team_auto);
   TransposePeer p = make_transpose_peer(n);
   omp_transpose(p.in.get(), p.out.get(), n);
   pt::expect_equal(id, d.out.to_vector().data(), p.out.get(), n * n);
@@ -242,7 +242,7 @@ void register_all() {
       timed<TransposePorta>(
           st, id, [&] { return make_transpose_porta(id, n); },
           [n](TransposePorta& d) {
-            pt::transpose<float>(kCpu, porta::Stream(), std::as_const(d.in).view(), d.out.view(), n);
+            pt::transpose<float>(kCpu, porta::Stream(), std::as_const(d.in).view(), d.out.view(), n, porta::team_auto);
           });
       pb::set_bytes(st, bytes);
     }));

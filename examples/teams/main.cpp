@@ -140,7 +140,7 @@ void nbody_demo(porta::Device dev) {
 
 // ---- transpose through a scratch tile ----------------------------------------------------------
 
-// at = a's transpose, a team per 32 x 32 tile. A team of 8 threads x 32 lanes: rows over threads,
+// at = a's transpose, a team per 32 x 32 tile. A team of 4 threads x 32 lanes: rows over threads,
 // columns over lanes, so a GPU warp reads one row of a and writes one row of at, both contiguous.
 // The tile's 33rd column is padding: a warp reads a column of the tile, 33 floats apart, so its
 // 32 reads fall in 32 different banks of shared memory instead of one.
@@ -150,21 +150,17 @@ void transpose(porta::Device dev, const porta::Array<float>& a, porta::Array<flo
   const auto in = a.view();
   const auto out = at.view();
   const std::size_t bytes = 32 * 33 * sizeof(float);
-  porta::parallel_for("transpose", dev, porta::teams(league, 8, 32).scratch(bytes),
-                      PORTA_KERNEL((const porta::Team& t) {
-                        auto tile = t.scratch<float>(32, 33);
-                        const std::int64_t r0 = t.league() / tiles_c * 32, c0 = t.league() % tiles_c * 32;
-                        const std::int64_t nr = rows - r0 < 32 ? rows - r0 : 32, nc = cols - c0 < 32 ? cols - c0 : 32;
-                        porta::thread_for(t, nr, [&](std::int64_t i) {    // the tile's rows over the threads,
-                          porta::vector_for(t, nc, [&](std::int64_t j) {  // its columns over a thread's lanes
-                            tile(i, j) = in(r0 + i, c0 + j);
-                          });
-                        });
-                        t.barrier();
-                        porta::thread_for(t, nc, [&](std::int64_t j) {  // a row of at is a column of the tile
-                          porta::vector_for(t, nr, [&](std::int64_t i) { out(c0 + j, r0 + i) = tile(i, j); });
-                        });
-                      }));
+  porta::parallel_for(
+      "transpose", dev, porta::teams(league, 4, 32).scratch(bytes), PORTA_KERNEL((const porta::Team& t) {
+        auto tile = t.scratch<float>(32, 33);
+        const std::int64_t r0 = t.league() / tiles_c * 32, c0 = t.league() % tiles_c * 32;
+        const std::int64_t nr = rows - r0 < 32 ? rows - r0 : 32, nc = cols - c0 < 32 ? cols - c0 : 32;
+        // the tile's rows over the threads, its columns over a thread's lanes
+        porta::thread_vector_for(t, nr, nc, [&](std::int64_t i, std::int64_t j) { tile(i, j) = in(r0 + i, c0 + j); });
+        t.barrier();
+        // a row of at is a column of the tile
+        porta::thread_vector_for(t, nc, nr, [&](std::int64_t j, std::int64_t i) { out(c0 + j, r0 + i) = tile(i, j); });
+      }));
 }
 
 void transpose_demo(porta::Device dev) {
@@ -177,7 +173,7 @@ void transpose_demo(porta::Device dev) {
   std::int64_t wrong = 0;
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j) wrong += got[j * rows + i] != h[i * cols + j];
-  std::printf("transpose  %lld x %lld through 32 x 33 tiles of 8 threads x 32 lanes: %lld wrong  %s\n",
+  std::printf("transpose  %lld x %lld through 32 x 33 tiles of 4 threads x 32 lanes: %lld wrong  %s\n",
               static_cast<long long>(rows), static_cast<long long>(cols), static_cast<long long>(wrong),
               wrong == 0 ? "OK" : "WRONG");
   example::expect(wrong == 0, "transpose");

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_devices.hpp"
@@ -146,6 +147,46 @@ TEST_CASE("a team launch runs every team once, with the members its device gives
         CHECK(m[l] == ts * vl);
         CHECK(ls[l] == league);
       }
+    }
+  }
+}
+
+TEST_CASE("thread_vector_for: every cell of the tile once, for every team shape and tile", "[kernels][teams]") {
+  const Device dev = PORTA_KERNEL_DEVICE();
+  constexpr std::int64_t league = 3;
+  // Tiles narrower than, as wide as and wider than a warp's lanes; fewer rows than threads; empty.
+  const std::vector<std::pair<std::int64_t, std::int64_t>> tiles = {{0, 5},   {5, 0},   {1, 1},   {7, 3},
+                                                                    {32, 32}, {33, 40}, {100, 1}, {2, 65}};
+  for (const Shape2 s : kShapes) {
+    for (const auto& tile : tiles) {
+      const std::int64_t rows = tile.first,
+                         cols = tile.second;  // (a lambda cannot capture a structured binding in C++17)
+      INFO("team " << shape_text(s) << ", tile " << rows << " x " << cols << " on " << dev.to_string());
+      const std::int64_t cells = std::max<std::int64_t>(1, rows * cols);
+      auto count = porta::full<std::int32_t>({league, cells}, 0, dev);
+      auto stray = porta::full<std::int32_t>({1}, 0, dev);
+      auto cv = count.view();
+      auto sv = stray.view();
+      try {
+        porta::parallel_for(dev, porta::teams(league, s.team, s.vector), PORTA_KERNEL((const porta::Team& t) {
+                              porta::thread_vector_for(t, rows, cols, [&](std::int64_t r, std::int64_t c) {
+                                if (r >= 0 && r < rows && c >= 0 && c < cols)
+                                  porta::atomic_add(&cv(t.league(), r * cols + c), 1);
+                                else
+                                  porta::atomic_add(&sv[0], 1);
+                              });
+                            }));
+      } catch (const porta::InvalidArgument& e) {
+        refused(dev, s, e);
+        continue;
+      }
+      const auto c = count.to_vector();
+      CHECK(stray.to_vector()[0] == 0);
+      for (std::int64_t l = 0; l < league; ++l)
+        for (std::int64_t k = 0; k < rows * cols; ++k) {
+          INFO("team " << l << ", cell (" << k / cols << ", " << k % cols << ")");
+          REQUIRE(c[static_cast<std::size_t>(l * cells + k)] == 1);
+        }
     }
   }
 }
