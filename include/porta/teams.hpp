@@ -316,17 +316,18 @@ PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void thread_vector_for(const Team& t, std::int64_t rows, std::int64_t cols, const F& f) {
 #if PORTA_DEVICE_PASS
+  // (The form matters: a test of cols <= 0 here, or the trip count computed from rows - 1 - first,
+  // made ptxas schedule the transpose's unrolled rows worse, 187 us against 156 us on the H200.)
   const std::int64_t first = t.rank();
-  if (first >= rows || cols <= 0) return;
+  if (first >= rows) return;
+  const std::int64_t left = rows - first;
   const int size = t.size();
-  const std::int64_t left = rows - 1 - first;  // a 32-bit division where it fits
   const std::int64_t trips =
-      (left <= 0x7fffffff ? static_cast<std::int64_t>(static_cast<unsigned>(left) / static_cast<unsigned>(size))
-                          : left / size) +
-      1;
+      left <= 0x7fffffff ? static_cast<std::int64_t>(static_cast<unsigned>(left - 1) / static_cast<unsigned>(size)) + 1
+                         : (left - 1) / size + 1;
   if (cols <= t.vector_length()) {
     const std::int64_t c = t.lane();
-    const bool mine = c < cols;
+    const bool mine = c < cols;  // none where cols <= 0
 #pragma unroll 4
     for (std::int64_t k = 0; k < trips; ++k)
       if (mine) f(first + k * size, c);
