@@ -58,6 +58,16 @@
 #include "porta/detail/config.hpp"
 #include "porta/detail/rounding.hpp"
 
+// Every function of porta::math, named once: porta/math.hpp and the run-time kernels' prelude
+// (rtc_prelude.hpp) each expand it into their using-declarations, so the two lists cannot drift.
+// The functions themselves are in this header, math_exp_log.hpp, math_trig.hpp and math_erf.hpp.
+// clang-format off
+#define PORTA_DETAIL_MATH_FUNCTIONS(X)                                                                   \
+  X(acos) X(asin) X(atan) X(atan2) X(cbrt) X(cos) X(cosh) X(erf) X(erfc) X(exp) X(exp10) X(exp2) X(expm1) \
+  X(hypot) X(log) X(log10) X(log1p) X(log2) X(pow) X(sigmoid) X(sin) X(sincos) X(sinh) X(tan) X(tanh)
+// clang-format on
+#define PORTA_DETAIL_USING_MATH(name) using porta::detail::math::name;
+
 namespace porta::detail::math {
 
 // sin and cos: |x| below this takes the Cody-Waite path (n = round(x * 2/pi) < 2^20, so n times each

@@ -124,31 +124,7 @@ PORTA_RTC_FUNCTION T canonical_nan(T x) { return x; }
 
 // porta's own functions (porta::math; the headers above), float and double: the same bits on every
 // device, a NaN result the canonical NaN.
-using porta::detail::math::acos;
-using porta::detail::math::asin;
-using porta::detail::math::atan;
-using porta::detail::math::atan2;
-using porta::detail::math::cbrt;
-using porta::detail::math::cos;
-using porta::detail::math::cosh;
-using porta::detail::math::erf;
-using porta::detail::math::erfc;
-using porta::detail::math::exp;
-using porta::detail::math::exp10;
-using porta::detail::math::exp2;
-using porta::detail::math::expm1;
-using porta::detail::math::hypot;
-using porta::detail::math::log;
-using porta::detail::math::log10;
-using porta::detail::math::log1p;
-using porta::detail::math::log2;
-using porta::detail::math::pow;
-using porta::detail::math::sigmoid;
-using porta::detail::math::sin;
-using porta::detail::math::sincos;
-using porta::detail::math::sinh;
-using porta::detail::math::tan;
-using porta::detail::math::tanh;
+PORTA_DETAIL_MATH_FUNCTIONS(PORTA_DETAIL_USING_MATH)
 
 // The correctly rounded square root, as the eager operator's (ops.hpp's SqrtOp), its NaN the
 // canonical one. sqrtf, not __fsqrt_rn: HIP's __fsqrt_rn is the approximate native square root, and
