@@ -238,23 +238,21 @@ void stencil_sweep(porta::Device dev, const porta::Array<float>& cur, porta::Arr
   const auto un = next.view();
   const float r = kR;
   const std::size_t bytes = (kTile + 2) * (kTile + 2) * sizeof(float);  // the tile and its halo
-  porta::parallel_for("stencil tiles", dev, porta::teams(tiles * tiles, 8, 32).scratch(bytes),
-                      PORTA_KERNEL((const porta::Team& t) {
-                        auto s = t.scratch<float>(kTile + 2, kTile + 2);  // s(a, b) = u(i0 - 1 + a, j0 - 1 + b)
-                        const std::int64_t i0 = 1 + t.league() / tiles * kTile, j0 = 1 + t.league() % tiles * kTile;
-                        const std::int64_t ni = n - 1 - i0 < kTile ? n - 1 - i0 : kTile;  // this tile's points: edge
-                        const std::int64_t nj = n - 1 - j0 < kTile ? n - 1 - j0 : kTile;  // tiles have fewer
-                        porta::thread_for(t, ni + 2, [&](std::int64_t a) {
-                          porta::vector_for(t, nj + 2, [&](std::int64_t b) { s(a, b) = u(i0 - 1 + a, j0 - 1 + b); });
-                        });
-                        t.barrier();
-                        porta::thread_for(t, 1, ni + 1, [&](std::int64_t a) {
-                          porta::vector_for(t, 1, nj + 1, [&](std::int64_t b) {
-                            un(i0 - 1 + a, j0 - 1 + b) =
-                                s(a, b) + r * (s(a - 1, b) + s(a + 1, b) + s(a, b - 1) + s(a, b + 1) - 4.0f * s(a, b));
-                          });
-                        });
-                      }));
+  porta::parallel_for(
+      "stencil tiles", dev, porta::teams(tiles * tiles, 8, 32).scratch(bytes), PORTA_KERNEL((const porta::Team& t) {
+        auto s = t.scratch<float>(kTile + 2, kTile + 2);  // s(a, b) = u(i0 - 1 + a, j0 - 1 + b)
+        const std::int64_t i0 = 1 + t.league() / tiles * kTile, j0 = 1 + t.league() % tiles * kTile;
+        const std::int64_t ni = n - 1 - i0 < kTile ? n - 1 - i0 : kTile;  // this tile's points: edge
+        const std::int64_t nj = n - 1 - j0 < kTile ? n - 1 - j0 : kTile;  // tiles have fewer
+        porta::thread_vector_for(t, ni + 2, nj + 2,
+                                 [&](std::int64_t a, std::int64_t b) { s(a, b) = u(i0 - 1 + a, j0 - 1 + b); });
+        t.barrier();
+        // point (a, b) of the tile is s(a + 1, b + 1)
+        porta::thread_vector_for(t, ni, nj, [&](std::int64_t a, std::int64_t b) {
+          un(i0 + a, j0 + b) = s(a + 1, b + 1) + r * (s(a, b + 1) + s(a + 2, b + 1) + s(a + 1, b) + s(a + 1, b + 2) -
+                                                      4.0f * s(a + 1, b + 1));
+        });
+      }));
 }
 
 void stencil_demo(porta::Device dev) {
