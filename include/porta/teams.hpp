@@ -310,8 +310,8 @@ PORTA_HOST_DEVICE void vector_for(const Team& t, std::int64_t n, const F& f) {
 // runs as straight-line code: the trip count comes first and the rows are unrolled, so a thread's
 // loads of several rows are in flight at once, as in a hand-written kernel whose loop bounds are
 // constants. (Through the two nested loops, whose bounds and steps the compiler cannot know, each
-// load waited for the one before: the H200's 8192^2 transpose, teams of 4 x 32, took 242 us that way, 156 us this
-// way, and a hand-written kernel of the same shape 148 us.)
+// load waited for the one before: the H200's 8192^2 transpose, teams of 4 x 32, took 242 us that
+// way, 156 us this way, and a hand-written kernel of the same shape 148 us.)
 PORTA_DETAIL_CALLS_KERNEL
 template <class F>
 PORTA_HOST_DEVICE void thread_vector_for(const Team& t, std::int64_t rows, std::int64_t cols, const F& f) {
