@@ -202,6 +202,33 @@ inline porta_status gemm(const porta_dtype& dt, int trans_a, int trans_b, std::i
   return PORTA_OK;
 }
 
+// ---- sparse matrices ----------------------------------------------------------------------------
+
+// The CSR structure itself is not read here (it lives in device memory): the front end validated it.
+inline porta_status spmm(const porta_dtype& dt, const porta_dtype& index_dt, std::int64_t rows, std::int64_t cols,
+                         std::int64_t nnz, const void* row_ptr, const void* col_idx, const void* values,
+                         std::int64_t k, const void* x, std::int64_t ldx, const void* y, std::int64_t ldy) noexcept {
+  constexpr const char* fn = "spmm";
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (dt != PORTA_F32 && dt != PORTA_F64)
+    return set_error(PORTA_ERR_INVALID, "%s: values must be float32 or float64 (got %s)", fn, dtype_name(dt));
+  if (index_dt != PORTA_I32 && index_dt != PORTA_I64)
+    return set_error(PORTA_ERR_INVALID, "%s: indices must be int32 or int64", fn);
+  if (rows < 0 || cols < 0 || nnz < 0 || k < 0)
+    return set_error(PORTA_ERR_INVALID, "%s: negative size (rows %lld, cols %lld, nnz %lld, k %lld)", fn,
+                     static_cast<long long>(rows), static_cast<long long>(cols), static_cast<long long>(nnz),
+                     static_cast<long long>(k));
+  if ((cols > 0 && ldx < k) || (rows > 0 && ldy < k))
+    return set_error(PORTA_ERR_INVALID, "%s: row stride too small (ldx %lld, ldy %lld for %lld columns)", fn,
+                     static_cast<long long>(ldx), static_cast<long long>(ldy), static_cast<long long>(k));
+  if (!matrix_extent_fits(cols, k, ldx) || !matrix_extent_fits(rows, k, ldy))
+    return set_error(PORTA_ERR_INVALID, "%s: matrix extent overflows 64-bit indexing", fn);
+  if (rows == 0 || k == 0) return PORTA_OK;
+  if (row_ptr == nullptr || y == nullptr || (nnz > 0 && (col_idx == nullptr || values == nullptr || x == nullptr)))
+    return null_array(fn);
+  return PORTA_OK;
+}
+
 // ---- views and indexing -------------------------------------------------------------------------
 
 // *n: the number of elements copied.

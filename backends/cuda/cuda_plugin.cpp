@@ -4,6 +4,7 @@
 // the library touches no driver: the first call that needs one is device_count, which never fails,
 // so a CUDA build runs on CPU-only machines. Compiled as CUDA (nvcc), as the kernels it launches.
 #include <cublas_v2.h>
+#include <cusparse.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,34 @@ porta_status blas_error(const char* call, cublasStatus_t st) noexcept {
   return set_error(st == CUBLAS_STATUS_ALLOC_FAILED ? PORTA_ERR_OOM : PORTA_ERR_BACKEND, "gemm: %s: %s (%s)", call,
                    cublasGetStatusString(st), cublasGetStatusName(st));
 }
+
+porta_status sparse_error(const char* call, cusparseStatus_t st) noexcept {
+  (void)cudaGetLastError();
+  return set_error(st == CUSPARSE_STATUS_ALLOC_FAILED ? PORTA_ERR_OOM : PORTA_ERR_BACKEND, "spmm: %s: %s (%s)", call,
+                   cusparseGetErrorString(st), cusparseGetErrorName(st));
+}
+
+// One cuSPARSE handle per device, as for cuBLAS below.
+struct DeviceSparse {
+  std::mutex mutex;
+  cusparseHandle_t handle = nullptr;
+};
+
+// The descriptors of one call, destroyed on every way out.
+struct SparseDescriptors {
+  cusparseConstSpMatDescr_t a = nullptr;
+  cusparseConstDnVecDescr_t xv = nullptr;
+  cusparseDnVecDescr_t yv = nullptr;
+  cusparseConstDnMatDescr_t xm = nullptr;
+  cusparseDnMatDescr_t ym = nullptr;
+  ~SparseDescriptors() {
+    if (a != nullptr) (void)cusparseDestroySpMat(a);
+    if (xv != nullptr) (void)cusparseDestroyDnVec(xv);
+    if (yv != nullptr) (void)cusparseDestroyDnVec(yv);
+    if (xm != nullptr) (void)cusparseDestroyDnMat(xm);
+    if (ym != nullptr) (void)cusparseDestroyDnMat(ym);
+  }
+};
 
 // One handle per device, created on first use; a mutex guards each set-stream + gemm pair, since
 // a handle must not be used by two threads at once (the call only enqueues work). Handles live
@@ -166,6 +195,76 @@ struct Cuda {
     return PORTA_OK;
   } catch (...) {
     return set_error(PORTA_ERR_BACKEND, "gemm: unexpected C++ exception around cuBLAS");
+  }
+
+  // cuSPARSE's generic SpMV / SpMM unless porta's kernel was asked for. A vector operand must be
+  // contiguous there (porta's kernel takes any stride); an empty matrix is porta's too.
+  static bool sparse_takes(std::int64_t nnz, std::int64_t k, std::int64_t ldx, std::int64_t ldy,
+                           std::uint32_t flags) noexcept {
+    return (flags & PORTA_SPARSE_OWN_KERNEL) == 0 && nnz > 0 && (k > 1 || (ldx == 1 && ldy == 1));
+  }
+
+  // Descriptors per call (a few microseconds of host work, no device work); the workspace comes
+  // from the device's stream-ordered pool and goes back to it on the same stream.
+  static porta_status sparse_spmm(int dev, porta_dtype dt, porta_dtype index_dt, std::int64_t rows,
+                                  std::int64_t cols, std::int64_t nnz, const void* row_ptr, const void* col_idx,
+                                  const void* values, std::int64_t k, porta_scalar alpha, const void* x,
+                                  std::int64_t ldx, porta_scalar beta, void* y, std::int64_t ldy,
+                                  porta_stream s) noexcept try {
+    DeviceSparse& ds = gpu::per_device<DeviceSparse, Api>(dev);
+    std::lock_guard<std::mutex> lock(ds.mutex);
+    if (ds.handle == nullptr) {
+      cusparseHandle_t h = nullptr;
+      const cusparseStatus_t st = cusparseCreate(&h);
+      if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseCreate", st);
+      ds.handle = h;
+    }
+    const cudaStream_t stream = reinterpret_cast<cudaStream_t>(s);
+    cusparseStatus_t st = cusparseSetStream(ds.handle, stream);
+    if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseSetStream", st);
+    const bool f32 = dt == PORTA_F32;
+    const cudaDataType_t type = f32 ? CUDA_R_32F : CUDA_R_64F;
+    const cusparseIndexType_t index = index_dt == PORTA_I32 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
+    const void* al = f32 ? static_cast<const void*>(&alpha.f32) : static_cast<const void*>(&alpha.f64);
+    const void* be = f32 ? static_cast<const void*>(&beta.f32) : static_cast<const void*>(&beta.f64);
+    SparseDescriptors d;
+    st = cusparseCreateConstCsr(&d.a, rows, cols, nnz, row_ptr, col_idx, values, index, index,
+                                CUSPARSE_INDEX_BASE_ZERO, type);
+    if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseCreateConstCsr", st);
+    std::size_t bytes = 0;
+    if (k == 1) {
+      st = cusparseCreateConstDnVec(&d.xv, cols, x, type);
+      if (st == CUSPARSE_STATUS_SUCCESS) st = cusparseCreateDnVec(&d.yv, rows, y, type);
+      if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseCreateDnVec", st);
+      st = cusparseSpMV_bufferSize(ds.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, al, d.a, d.xv, be, d.yv, type,
+                                   CUSPARSE_SPMV_ALG_DEFAULT, &bytes);
+      if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseSpMV_bufferSize", st);
+    } else {
+      st = cusparseCreateConstDnMat(&d.xm, cols, k, ldx, x, type, CUSPARSE_ORDER_ROW);
+      if (st == CUSPARSE_STATUS_SUCCESS) st = cusparseCreateDnMat(&d.ym, rows, k, ldy, y, type, CUSPARSE_ORDER_ROW);
+      if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseCreateDnMat", st);
+      st = cusparseSpMM_bufferSize(ds.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, al,
+                                   d.a, d.xm, be, d.ym, type, CUSPARSE_SPMM_ALG_DEFAULT, &bytes);
+      if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseSpMM_bufferSize", st);
+    }
+    void* work = nullptr;
+    if (bytes > 0) {
+      const cudaError_t e = cudaMallocAsync(&work, bytes, stream);
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return set_error(e == cudaErrorMemoryAllocation ? PORTA_ERR_OOM : PORTA_ERR_BACKEND,
+                         "spmm: cudaMallocAsync of cuSPARSE's %zu-byte workspace: %s", bytes, cudaGetErrorString(e));
+      }
+    }
+    st = k == 1 ? cusparseSpMV(ds.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, al, d.a, d.xv, be, d.yv, type,
+                               CUSPARSE_SPMV_ALG_DEFAULT, work)
+                : cusparseSpMM(ds.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, al, d.a,
+                               d.xm, be, d.ym, type, CUSPARSE_SPMM_ALG_DEFAULT, work);
+    if (work != nullptr) (void)cudaFreeAsync(work, stream);
+    if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error(k == 1 ? "cusparseSpMV" : "cusparseSpMM", st);
+    return PORTA_OK;
+  } catch (...) {
+    return set_error(PORTA_ERR_BACKEND, "spmm: unexpected C++ exception around cuSPARSE");
   }
 };
 

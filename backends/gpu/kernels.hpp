@@ -91,6 +91,17 @@ struct ProgramKernels {
                          std::int32_t ninputs, T* y, void* stream);
 };
 
+// Sparse products (sparse_kernels.cuh): porta's own CSR kernel in the order of
+// porta/detail/sparse_order.hpp (float and double; 32- or 64-bit indices), Y = alpha A X + beta Y
+// with X cols x k (row stride ldx) and Y rows x k (row stride ldy).
+template <class Api, class T>
+struct SparseKernels {
+  static int spmm(std::int64_t rows, const std::int32_t* row_ptr, const std::int32_t* col, const T* values,
+                  std::int64_t k, T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, void* stream);
+  static int spmm(std::int64_t rows, const std::int64_t* row_ptr, const std::int64_t* col, const T* values,
+                  std::int64_t k, T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, void* stream);
+};
+
 // The ABI's runtime dtype and scalars: backends/common/dtype.hpp.
 using backend::scalar_value;
 using backend::with_dtype;
@@ -206,6 +217,26 @@ struct KernelDispatch {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
       return ScanKernels<Api, T>::scan(op, exclusive, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y), s);
+    });
+  }
+  // Sparse products exist for the real types of the list (the entry checked dt and index_dt).
+  static int spmm(porta_dtype dt, porta_dtype index_dt, std::int64_t rows, const void* row_ptr, const void* col,
+                  const void* values, std::int64_t k, porta_scalar alpha, const void* x, std::int64_t ldx,
+                  porta_scalar beta, void* y, std::int64_t ldy, void* s) {
+    return launch_typed<Api>(dt, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_floating_point_v<T>) {
+        const auto run = [&](auto i) {
+          using I = decltype(i);
+          return SparseKernels<Api, T>::spmm(rows, static_cast<const I*>(row_ptr), static_cast<const I*>(col),
+                                             static_cast<const T*>(values), k, scalar_value<T>(alpha),
+                                             static_cast<const T*>(x), ldx, scalar_value<T>(beta), static_cast<T*>(y),
+                                             ldy, s);
+        };
+        return index_dt == PORTA_I32 ? run(std::int32_t{}) : run(std::int64_t{});
+      } else {
+        return static_cast<int>(Api::kInvalidValue);
+      }
     });
   }
   // Random numbers exist for the real types of the list (the entry checked dt).

@@ -8,6 +8,8 @@
 //   static const char* build_info() noexcept;                  // toolkit, BLAS, architectures
 //   static bool blas_takes(porta_dtype, m, n, k, lda, ldb, ldc, flags) noexcept;
 //   static porta_status blas_gemm(<the gemm entry's arguments>) noexcept;  // after the checks
+//   static bool sparse_takes(nnz, k, ldx, ldy, flags) noexcept;  // the vendor's sparse library?
+//   static porta_status sparse_spmm(<the spmm entry's arguments but flags>) noexcept;
 //
 // backends/cuda/cuda_plugin.cpp and backends/hip/hip_plugin.cpp define V and export
 // porta_backend_entry_v1() returning Plugin<V>::table(). Compiled as CUDA or HIP (api.cuh needs it).
@@ -709,6 +711,27 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     }
     return run(dev, "gemm", "gemm", dt, [&] {
       return Launch::gemm(dt, trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
+    });
+  }
+
+  // ---- sparse products (sparse_kernels.cuh) ------------------------------------------------------
+  // The vendor's sparse library where V takes the call, else porta's row-ordered kernel.
+  static porta_status spmm(int dev, porta_dtype dt, porta_dtype index_dt, int64_t rows, int64_t cols, int64_t nnz,
+                           const void* row_ptr, const void* col_idx, const void* values, int64_t k,
+                           porta_scalar alpha, const void* x, int64_t ldx, porta_scalar beta, void* y, int64_t ldy,
+                           uint32_t flags, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(check::spmm(dt, index_dt, rows, cols, nnz, row_ptr, col_idx, values, k, x, ldx, y, ldy));
+    if (rows == 0 || k == 0) return PORTA_OK;
+    // The vendor's libraries reject more stored entries than the matrix has places (duplicates that
+    // add up, which porta allows as SciPy does); porta's kernel takes those.
+    const bool fits = nnz == 0 || (nnz - 1) / cols < rows;
+    if (fits && V::sparse_takes(nnz, k, ldx, ldy, flags)) {
+      PORTA_GPU_ENTER(dev, "spmm");
+      return V::sparse_spmm(dev, dt, index_dt, rows, cols, nnz, row_ptr, col_idx, values, k, alpha, x, ldx, beta, y,
+                            ldy, s);
+    }
+    return run(dev, "spmm", "sparse product", dt, [&] {
+      return Launch::spmm(dt, index_dt, rows, row_ptr, col_idx, values, k, alpha, x, ldx, beta, y, ldy, s);
     });
   }
 

@@ -115,6 +115,17 @@ struct Hip {
                                 porta_stream s) noexcept {
     return vendor_gemm(dev, dt, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
   }
+
+  // No rocSPARSE is linked (Debian's ROCm has none): porta's kernel runs every sparse product, so
+  // HIP devices give the bits of PORTA_SPARSE_OWN_KERNEL also by default.
+  static bool sparse_takes(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::uint32_t) noexcept {
+    return false;
+  }
+  static porta_status sparse_spmm(int, porta_dtype, porta_dtype, std::int64_t, std::int64_t, std::int64_t,
+                                  const void*, const void*, const void*, std::int64_t, porta_scalar, const void*,
+                                  std::int64_t, porta_scalar, void*, std::int64_t, porta_stream) noexcept {
+    return backend::set_error(PORTA_ERR_UNAVAILABLE, "spmm: no vendor sparse library in the HIP backend");
+  }
 };
 
 }  // namespace

@@ -9,9 +9,9 @@
 # sort (sort_kernels.cuh) is the slowest template of the plugin to compile.
 
 # <family>_kernels.cuh defines <Family>Kernels<Api, T> (backends/gpu/kernels.hpp declares them).
-set(PORTA_GPU_KERNEL_FAMILIES map reduce gemm sort index scan program random)
+set(PORTA_GPU_KERNEL_FAMILIES map reduce gemm sort index scan program random sparse)
 # Families that exist for the dtypes of kind "real" only.
-set(PORTA_GPU_REAL_KERNEL_FAMILIES random)
+set(PORTA_GPU_REAL_KERNEL_FAMILIES random sparse)
 
 # PORTA_DTYPES: the dtypes' names (f32, ...), in the list's order; PORTA_REAL_DTYPES: those of kind
 # real; PORTA_DTYPE_CTYPE_<name>: the C type.

@@ -141,6 +141,9 @@ typedef enum porta_copy_kind {
 #define PORTA_GEMM_ALLOW_TF32 0x1u /* fp32 inputs may use TF32 tensor cores (about 1e-3 relative error) */
 #define PORTA_GEMM_OWN_KERNEL 0x2u /* use porta's own tiled kernel instead of the vendor BLAS */
 
+/* spmm flags */
+#define PORTA_SPARSE_OWN_KERNEL 0x1u /* porta's row-ordered kernel (same bits everywhere), not the vendor's */
+
 /* Sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
  * -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, every NaN equal. */
 #define PORTA_SORT_DESCENDING 0x1u /* stable descending (equal keys keep input order; NaN still last) */
@@ -421,6 +424,19 @@ typedef struct porta_backend_v1 {
    * no profiler library is present, and on the CPU. */
   porta_status (*range_push)(int dev, const char* name);
   porta_status (*range_pop)(int dev);
+  /* ---- sparse matrices ---- */
+  /* Row-major Y[rows x k] = alpha * A * X + beta * Y for a zero-based CSR matrix A (rows x cols,
+   * nnz stored entries, duplicates allowed): row_ptr (rows + 1) and col_idx (nnz) of index_dt
+   * (PORTA_I32 or PORTA_I64), values (nnz) of dt; X is cols x k with row stride ldx. k == 1 is a
+   * matrix-vector product. beta == 0 ignores Y's old contents. The structure is trusted: the front
+   * end validated it when the matrix was made. PORTA_SPARSE_OWN_KERNEL: y[i][c] is the sum over the
+   * row's entries in storage order of values[j] * X[col_idx[j]][c], each product and sum rounded
+   * (no FMA), then times alpha, plus beta * Y (the same bits on every backend); otherwise the
+   * vendor's library where there is one (cuSPARSE), in its own order. */
+  porta_status (*spmm)(int dev, porta_dtype dt, porta_dtype index_dt, int64_t rows, int64_t cols, int64_t nnz,
+                       const void* row_ptr, const void* col_idx, const void* values, int64_t k, porta_scalar alpha,
+                       const void* x, int64_t ldx, porta_scalar beta, void* y, int64_t ldy, uint32_t flags,
+                       porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);
