@@ -21,4 +21,5 @@
 #include "porta/random.hpp"
 #include "porta/scan.hpp"
 #include "porta/sort.hpp"
+#include "porta/sparse.hpp"
 #include "porta/stream.hpp"
