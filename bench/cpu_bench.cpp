@@ -11,8 +11,8 @@
 //   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
 //
 // The user-kernel cases (heat, nbody, nbody_energy, reduce_expr, cg; the group "kernels") live in
-// kernels_cpu.hpp, BabelStream's kernels (group "babelstream") in babelstream_cpu.cpp, both
-// registered from here.
+// kernels_cpu.hpp, BabelStream's kernels (group "babelstream") in babelstream_cpu.cpp, sparse
+// products beside a CSR loop (group "sparse") in sparse_cpu.cpp, all registered from here.
 //
 // Sizes: PORTA_BENCH_MIN_LOG2..PORTA_BENCH_MAX_LOG2 (default 10..28, step x4), square matmul
 // PORTA_BENCH_MATMUL_MIN..PORTA_BENCH_MATMUL_MAX (256..4096), tall-skinny PORTA_BENCH_TS_ROWS x 64
@@ -36,6 +36,7 @@
 #include "kernels_common.hpp"
 #include "scan_random_bench.hpp"
 #include "sort_bench.hpp"
+#include "sparse_common.hpp"
 #include "teams_common.hpp"
 
 #if defined(_OPENMP)
@@ -391,6 +392,8 @@ void register_all() {
   pb::register_cpu_babelstream();
   // Team launches (teams_common.hpp): group "teams".
   pb::register_cpu_teams();
+  // Sparse products of the 2-D Poisson matrix beside an OpenMP CSR loop (sparse_common.hpp): group "sparse".
+  pb::register_cpu_sparse();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif

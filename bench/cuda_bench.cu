@@ -12,6 +12,8 @@
 //   memset       (latency_fill only) cudaMemsetAsync
 //   cuda         (user kernels: heat, nbody) a hand-written CUDA kernel of the same computation;
 //                cuda_tiled: nbody's shared-memory kernel (kernels_cuda.cuh)
+//   cusparse     (sparse) cusparseSpMV / cusparseSpMM called directly, descriptors and workspace
+//                made once (cuda_sparse.cuh)
 //
 // Everything runs on one stream (porta's, created once). Throughput cases are timed with cudaEvents
 // around a batch of calls (manual time), after a warm-up call; a reduction's time includes copying
@@ -539,6 +541,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_math.cuh"
 // Team launches beside hand-written shared-memory kernels, cudaMemcpy and CUB (group "teams").
 #include "teams_cuda.cuh"
+// Sparse products of the 2-D Poisson matrix beside cuSPARSE called directly (group "sparse").
+#include "cuda_sparse.cuh"
 
 namespace porta_bench_cuda {
 
@@ -656,6 +660,7 @@ void register_all() {
   register_fused();
   register_math();
   register_teams();
+  register_sparse();
 }
 
 void add_context() {
@@ -686,7 +691,7 @@ void add_context() {
     benchmark::AddCustomContext("porta_device", "unavailable: " + gpu().porta_unavailable);
   }
   benchmark::AddCustomContext("porta_peers",
-                              "cudamemcpy, thrust, cub, cublas, cublas-tf32, add3, kernel, memset, "
+                              "cudamemcpy, thrust, cub, cublas, cublas-tf32, cusparse, add3, kernel, memset, "
                               "cuda and cuda_tiled (hand-written user-kernel peers)");
   pb::add_sizes_context();
   pb::add_kernel_sizes_context();
