@@ -74,6 +74,13 @@ from ._porta import (
     transpose,
     unavailable_reason,
 )
+from ._porta import sparse
+
+import sys as _sys
+
+# `import porta.sparse` and `from porta.sparse import csr_matrix` (as with scipy.sparse) look the
+# name up in sys.modules: the submodule lives in the extension, not in a file of this package.
+_sys.modules[__name__ + ".sparse"] = sparse
 
 __version__ = _porta.__version__
 

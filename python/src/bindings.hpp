@@ -22,4 +22,7 @@ void bind_arrays(pybind11::module_& m);
 // Maps, reductions and matmul/gemm (porta/algorithms.hpp). bind_algorithms.cpp.
 void bind_algorithms(pybind11::module_& m);
 
+// The submodule sparse: csr_matrix and its products (porta/sparse.hpp). bind_sparse.cpp.
+void bind_sparse(pybind11::module_& m);
+
 }  // namespace porta::python
