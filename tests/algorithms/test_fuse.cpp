@@ -133,7 +133,7 @@ TEST_CASE("fused: PORTA_FUSE takes auto, jit or interpret", "[fuse][errors]") {
   const auto a = porta::full<float>(Shape{4}, 1.0f, dev);
   const FuseMode m("fast");
   REQUIRE_THROWS_WITH(Array<float>(porta::lazy(a) * 2.0f),
-                      Catch::Contains("PORTA_FUSE=fast: expected auto, jit or interpret"));
+                      porta_test::Contains("PORTA_FUSE=fast: expected auto, jit or interpret"));
 }
 
 TEMPLATE_TEST_CASE("fused: every unary op gives the eager op's bits", "[fuse][map]", PORTA_TEST_TYPES) {
@@ -410,18 +410,18 @@ TEST_CASE("fused: bad expressions are typed errors naming the inputs", "[fuse][m
   // Shapes differ: no broadcasting, and the message says so.
   REQUIRE_THROWS_WITH(
       Array<float>(porta::lazy(a) + porta::lazy(b)),
-      Catch::Contains("shapes differ (input 0 is 4, input 1 is 5)") && Catch::Contains("does not broadcast"));
+      porta_test::Contains("shapes differ (input 0 is 4, input 1 is 5)") && porta_test::Contains("does not broadcast"));
   // Too long a program: 65 ops.
   auto e = porta::lazy(a);
   for (int i = 0; i < 32; ++i) e = e + 1.0f;
   REQUIRE(e.ops().size() == 65);
-  REQUIRE_THROWS_WITH(e.eval(), Catch::Contains("porta::Expr::eval") && Catch::Contains("65 ops; at most 64"));
+  REQUIRE_THROWS_WITH(e.eval(), porta_test::Contains("porta::Expr::eval") && porta_test::Contains("65 ops; at most 64"));
   // Too many arrays: 9 distinct leaves.
   std::vector<Array<float>> many;
   for (int i = 0; i < 9; ++i) many.push_back(porta::full<float>(Shape{4}, float(i), dev));
   auto m = porta::lazy(many[0]);
   for (int i = 1; i < 9; ++i) m = m + many[static_cast<std::size_t>(i)];
-  REQUIRE_THROWS_WITH(m.eval(), Catch::Contains("reads 9 arrays; at most 8"));
+  REQUIRE_THROWS_WITH(m.eval(), porta_test::Contains("reads 9 arrays; at most 8"));
   // The same array twice is one input.
   auto twice = porta::lazy(a);
   for (int i = 0; i < 9; ++i) twice = twice + a;
@@ -441,11 +441,11 @@ TEST_CASE("fused: bad expressions are typed errors naming the inputs", "[fuse][m
   const auto ec = porta::lazy(a) + porta::lazy(c);
   Array<float> moved = std::move(c);
   REQUIRE_THROWS_AS(ec.eval(), porta::InvalidArgument);
-  REQUIRE_THROWS_WITH(ec.eval(), Catch::Contains("input 1 was moved from"));
+  REQUIRE_THROWS_WITH(ec.eval(), porta_test::Contains("input 1 was moved from"));
   // The output's shape.
   auto out = porta::full<float>(Shape{5}, 0.0f, dev);
   REQUIRE_THROWS_WITH(porta::evaluate(porta::lazy(a) * 2.0f, out),
-                      Catch::Contains("porta::evaluate") && Catch::Contains("out is 5, expected 4"));
+                      porta_test::Contains("porta::evaluate") && porta_test::Contains("out is 5, expected 4"));
   // Arrays on two devices.
   if (auto other = porta_test::other_device(dev)) {
     const auto d = porta::full<float>(Shape{4}, 1.0f, *other);

@@ -428,7 +428,7 @@ TEST_CASE("communicators: ranks, devices, transports and bad arguments", "[distr
   auto m = porta::zeros<float>(Shape{4, 4}, dev);
   auto col = m.col(1);
   CHECK_THROWS_WITH(self.allreduce(col),
-                    Catch::Contains("porta::distributed::allreduce") && Catch::Contains("contiguous"));
+                    porta_test::Contains("porta::distributed::allreduce") && porta_test::Contains("contiguous"));
   CHECK_THROWS_AS(dist::Communicator{}.rank(), porta::InvalidArgument);
   CHECK_THROWS_AS(dist::Communicator::local(0), porta::InvalidArgument);
   // a group of one: every collective is a copy, the sum is porta's

@@ -23,23 +23,23 @@ TEST_CASE("fused: the map_program entry checks its program", "[fuse][abi]") {
   ops[1].kind = PORTA_PROGRAM_BINARY;  // a binary op on a stack of one
   ops[1].arg = PORTA_BINARY_ADD;
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 2, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
-  REQUIRE_THAT(std::string(t.last_error()), Catch::Contains("map_program: op 1: binary op on a stack of 1"));
+  REQUIRE_THAT(std::string(t.last_error()), porta_test::Contains("map_program: op 1: binary op on a stack of 1"));
   ops[0].arg = 1;  // input 1 of 1
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 1, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
-  REQUIRE_THAT(std::string(t.last_error()), Catch::Contains("loads input 1 of 1"));
+  REQUIRE_THAT(std::string(t.last_error()), porta_test::Contains("loads input 1 of 1"));
   ops[0].arg = 0;
   ops[1].kind = PORTA_PROGRAM_UNARY;
   ops[1].arg = 99;
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 2, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
-  REQUIRE_THAT(std::string(t.last_error()), Catch::Contains("unknown unary op 99"));
+  REQUIRE_THAT(std::string(t.last_error()), porta_test::Contains("unknown unary op 99"));
   ops[1].kind = 7;
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 2, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
   ops[1].kind = PORTA_PROGRAM_SCALAR;  // leaves two values
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 2, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
-  REQUIRE_THAT(std::string(t.last_error()), Catch::Contains("leaves 2 values"));
+  REQUIRE_THAT(std::string(t.last_error()), porta_test::Contains("leaves 2 values"));
   porta_program_op deep[9] = {};  // nine loads: a stack of 9
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, deep, 9, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
-  REQUIRE_THAT(std::string(t.last_error()), Catch::Contains("op 8: stack deeper than 8"));
+  REQUIRE_THAT(std::string(t.last_error()), porta_test::Contains("op 8: stack deeper than 8"));
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 0, in, 1, y.data(), nullptr) == PORTA_ERR_INVALID);
   REQUIRE(t.map_program(dev.index, PORTA_F32, 4, ops, 1, in, 9, y.data(), nullptr) == PORTA_ERR_INVALID);
   REQUIRE(y.to_vector() == std::vector<float>(4, 0.0f));
