@@ -10,7 +10,7 @@
 #                             PORTA_CATCH2_V3 when the v3 API is in use.
 #   porta_add_catch_test(<target> [LABELS l...] [TAGS t...] [TIMEOUT s])
 #                             registers <target> with ctest: one ctest test per TEST_CASE when
-#                             Catch's catch_discover_tests is available, else one per executable;
+#                             Catch's catch_discover_tests is available, else one per test_*.cpp;
 #                             plus one entry per tag in TAGS, labelled with the tag.
 include_guard(GLOBAL)
 
@@ -77,10 +77,30 @@ function(porta_add_catch_test target)
       ${_spec}
       PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
   else()
-    if(_exclude)
-      string(APPEND _exclude "~[.]")
+    # One entry per test_*.cpp (Catch's file-name tags, -#), so that a large binary's files run in
+    # parallel and each has the whole timeout, as the discovered entries do. Other sources (a main,
+    # helpers) hold no test cases.
+    set(_no_tests "")
+    if(PORTA_CATCH2_VERSION EQUAL 3)
+      set(_no_tests --allow-running-no-tests)  # a file whose cases are all in a tag entry
     endif()
-    add_test(NAME ${target} COMMAND ${target} ${_exclude})
-    set_tests_properties(${target} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
+    get_target_property(_sources ${target} SOURCES)
+    set(_stems "")
+    foreach(_src IN LISTS _sources)
+      get_filename_component(_stem "${_src}" NAME_WE)
+      if(_stem MATCHES "^test_")
+        list(APPEND _stems ${_stem})  # a file compiled twice (CUDA and HIP wrappers) counts once
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES _stems)
+    list(LENGTH _stems _files)
+    foreach(_stem IN LISTS _stems)
+      add_test(NAME "${target}:${_stem}" COMMAND ${target} ${_no_tests} "-#" "[#${_stem}]${_exclude}~[.]")
+      set_tests_properties("${target}:${_stem}" PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
+    endforeach()
+    if(_files EQUAL 0)
+      add_test(NAME ${target} COMMAND ${target} ${_no_tests} "${_exclude}~[.]")
+      set_tests_properties(${target} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
+    endif()
   endif()
 endfunction()
