@@ -116,8 +116,8 @@ struct Hip {
     return vendor_gemm(dev, dt, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, s);
   }
 
-  // No rocSPARSE is linked (Debian's ROCm has none): porta's kernel runs every sparse product, so
-  // HIP devices give the bits of PORTA_SPARSE_OWN_KERNEL also by default.
+  // rocSPARSE is not linked yet (no AMD GPU is reachable to test its glue on): porta's kernel runs
+  // every sparse product, so HIP devices give the bits of PORTA_SPARSE_OWN_KERNEL also by default.
   static bool sparse_takes(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::uint32_t) noexcept {
     return false;
   }
