@@ -33,8 +33,8 @@ void validate(const char* fn, std::int64_t rows, std::int64_t cols, const I* ind
               const I* indices, std::size_t nnz, std::size_t values_size) {
   check_dims(fn, rows, cols);
   if (indptr_size != static_cast<std::size_t>(rows) + 1)
-    throw_invalid(fn, ("indptr has " + num(static_cast<std::int64_t>(indptr_size)) + " offsets, expected rows + 1 = " +
-                       num(rows + 1))
+    throw_invalid(fn, ("indptr has " + num(static_cast<std::int64_t>(indptr_size)) +
+                       " offsets, expected rows + 1 = " + num(rows + 1))
                           .c_str());
   if (nnz != values_size)
     throw_invalid(fn, ("indices has " + num(static_cast<std::int64_t>(nnz)) + " entries and values " +
@@ -94,24 +94,24 @@ Csr<T, I> Csr<T, I>::from_coo(std::int64_t rows, std::int64_t cols, const std::v
   constexpr const char* fn = "porta::sparse::Csr::from_coo";
   detail::check_dims(fn, rows, cols);
   if (row.size() != values.size() || col.size() != values.size())
-    porta::detail::throw_invalid(fn, ("row, col and values have " + detail::num(static_cast<std::int64_t>(row.size())) +
-                                      ", " + detail::num(static_cast<std::int64_t>(col.size())) + " and " +
-                                      detail::num(static_cast<std::int64_t>(values.size())) + " entries; they must match")
-                                         .c_str());
+    porta::detail::throw_invalid(
+        fn, ("row, col and values have " + detail::num(static_cast<std::int64_t>(row.size())) + ", " +
+             detail::num(static_cast<std::int64_t>(col.size())) + " and " +
+             detail::num(static_cast<std::int64_t>(values.size())) + " entries; they must match")
+                .c_str());
   detail::check_index_range<I>(fn, rows, cols, values.size());
   const std::size_t n = values.size();
   for (std::size_t e = 0; e < n; ++e)
     if (row[e] < 0 || row[e] >= rows || col[e] < 0 || col[e] >= cols)
-      porta::detail::throw_invalid(fn, ("entry " + detail::num(static_cast<std::int64_t>(e)) + " at (" +
-                                        detail::num(row[e]) + ", " + detail::num(col[e]) + ") is outside the " +
-                                        detail::num(rows) + "x" + detail::num(cols) + " matrix")
-                                           .c_str());
+      porta::detail::throw_invalid(
+          fn, ("entry " + detail::num(static_cast<std::int64_t>(e)) + " at (" + detail::num(row[e]) + ", " +
+               detail::num(col[e]) + ") is outside the " + detail::num(rows) + "x" + detail::num(cols) + " matrix")
+                  .c_str());
   // A stable sort by (row, col) keeps duplicates in input order, so their sum has one order.
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return row[a] != row[b] ? row[a] < row[b] : col[a] < col[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return row[a] != row[b] ? row[a] < row[b] : col[a] < col[b]; });
   std::vector<I> indptr(static_cast<std::size_t>(rows) + 1, I(0)), indices;
   std::vector<T> vals;
   indices.reserve(n);
@@ -138,9 +138,8 @@ Csr<T, I> Csr<T, I>::from_arrays(std::int64_t rows, std::int64_t cols, Array<I> 
                               rv = porta::detail::arg("values", values);
   (void)porta::detail::check_args(fn, {rp, ri, rv});
   if (indptr.rank() != 1 || indices.rank() != 1 || values.rank() != 1)
-    porta::detail::throw_invalid(fn, ("indptr, indices and values must be 1-D (they are " +
-                                      indptr.shape().to_string() + ", " + indices.shape().to_string() + ", " +
-                                      values.shape().to_string() + ")")
+    porta::detail::throw_invalid(fn, ("indptr, indices and values must be 1-D (they are " + indptr.shape().to_string() +
+                                      ", " + indices.shape().to_string() + ", " + values.shape().to_string() + ")")
                                          .c_str());
   detail::check_dims(fn, rows, cols);
   detail::check_index_range<I>(fn, rows, cols, static_cast<std::size_t>(values.size()));
@@ -239,8 +238,8 @@ Device check_product(const char* fn, const Csr<T, I>& a, const Array<T>& x, cons
 }
 
 template <class T, class I>
-void run_spmm(const porta::detail::BackendCall& c, const Csr<T, I>& a, T alpha, const DenseOperand<T>& x, T beta,
-              T* y, std::int64_t ldy, const Options& options) {
+void run_spmm(const porta::detail::BackendCall& c, const Csr<T, I>& a, T alpha, const DenseOperand<T>& x, T beta, T* y,
+              std::int64_t ldy, const Options& options) {
   const std::uint32_t flags = options.algorithm == Algorithm::own ? PORTA_SPARSE_OWN_KERNEL : 0u;
   c.run(c.table->spmm, porta::detail::dtype_of<T>(), porta::detail::dtype_of<I>(), a.rows(), a.cols(), a.nnz(),
         a.indptr().data(), a.indices().data(), a.values().data(), x.k, porta::detail::to_scalar(alpha), x.p, x.ld,
@@ -295,9 +294,9 @@ void spmm(T alpha, const Csr<T, I>& a, const Array<T>& x, T beta, Array<T>& y, c
   detail::run_spmm(c, a, alpha, xo, beta, y.data(), matrix ? xo.k : 1, options);
 }
 
-#define PORTA_INSTANTIATE_SPARSE(T, I)                                                                            \
-  template class Csr<T, I>;                                                                                       \
-  template Array<T> matmul<T, I>(const Csr<T, I>&, const Array<T>&, const Options&, const Stream&);              \
+#define PORTA_INSTANTIATE_SPARSE(T, I)                                                              \
+  template class Csr<T, I>;                                                                         \
+  template Array<T> matmul<T, I>(const Csr<T, I>&, const Array<T>&, const Options&, const Stream&); \
   template void spmm<T, I>(T, const Csr<T, I>&, const Array<T>&, T, Array<T>&, const Options&, const Stream&);
 PORTA_INSTANTIATE_SPARSE(float, std::int32_t)
 PORTA_INSTANTIATE_SPARSE(float, std::int64_t)

@@ -206,8 +206,8 @@ inline porta_status gemm(const porta_dtype& dt, int trans_a, int trans_b, std::i
 
 // The CSR structure itself is not read here (it lives in device memory): the front end validated it.
 inline porta_status spmm(const porta_dtype& dt, const porta_dtype& index_dt, std::int64_t rows, std::int64_t cols,
-                         std::int64_t nnz, const void* row_ptr, const void* col_idx, const void* values,
-                         std::int64_t k, const void* x, std::int64_t ldx, const void* y, std::int64_t ldy) noexcept {
+                         std::int64_t nnz, const void* row_ptr, const void* col_idx, const void* values, std::int64_t k,
+                         const void* x, std::int64_t ldx, const void* y, std::int64_t ldy) noexcept {
   constexpr const char* fn = "spmm";
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (dt != PORTA_F32 && dt != PORTA_F64)

@@ -106,10 +106,10 @@ void spmm_typed(std::int64_t rows, std::int64_t nnz, const I* row_ptr, const I* 
 
 }  // namespace
 
-porta_status spmm(int dev, porta_dtype dt, porta_dtype index_dt, std::int64_t rows, std::int64_t cols,
-                  std::int64_t nnz, const void* row_ptr, const void* col_idx, const void* values, std::int64_t k,
-                  porta_scalar alpha, const void* x, std::int64_t ldx, porta_scalar beta, void* y, std::int64_t ldy,
-                  std::uint32_t, porta_stream) noexcept {
+porta_status spmm(int dev, porta_dtype dt, porta_dtype index_dt, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                  const void* row_ptr, const void* col_idx, const void* values, std::int64_t k, porta_scalar alpha,
+                  const void* x, std::int64_t ldx, porta_scalar beta, void* y, std::int64_t ldy, std::uint32_t,
+                  porta_stream) noexcept {
   constexpr const char* fn = "spmm";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
   if (porta_status st = check::spmm(dt, index_dt, rows, cols, nnz, row_ptr, col_idx, values, k, x, ldx, y, ldy);

@@ -206,11 +206,10 @@ struct Cuda {
 
   // Descriptors per call (a few microseconds of host work, no device work); the workspace comes
   // from the device's stream-ordered pool and goes back to it on the same stream.
-  static porta_status sparse_spmm(int dev, porta_dtype dt, porta_dtype index_dt, std::int64_t rows,
-                                  std::int64_t cols, std::int64_t nnz, const void* row_ptr, const void* col_idx,
-                                  const void* values, std::int64_t k, porta_scalar alpha, const void* x,
-                                  std::int64_t ldx, porta_scalar beta, void* y, std::int64_t ldy,
-                                  porta_stream s) noexcept try {
+  static porta_status sparse_spmm(int dev, porta_dtype dt, porta_dtype index_dt, std::int64_t rows, std::int64_t cols,
+                                  std::int64_t nnz, const void* row_ptr, const void* col_idx, const void* values,
+                                  std::int64_t k, porta_scalar alpha, const void* x, std::int64_t ldx,
+                                  porta_scalar beta, void* y, std::int64_t ldy, porta_stream s) noexcept try {
     DeviceSparse& ds = gpu::per_device<DeviceSparse, Api>(dev);
     std::lock_guard<std::mutex> lock(ds.mutex);
     if (ds.handle == nullptr) {
@@ -228,8 +227,8 @@ struct Cuda {
     const void* al = f32 ? static_cast<const void*>(&alpha.f32) : static_cast<const void*>(&alpha.f64);
     const void* be = f32 ? static_cast<const void*>(&beta.f32) : static_cast<const void*>(&beta.f64);
     SparseDescriptors d;
-    st = cusparseCreateConstCsr(&d.a, rows, cols, nnz, row_ptr, col_idx, values, index, index,
-                                CUSPARSE_INDEX_BASE_ZERO, type);
+    st = cusparseCreateConstCsr(&d.a, rows, cols, nnz, row_ptr, col_idx, values, index, index, CUSPARSE_INDEX_BASE_ZERO,
+                                type);
     if (st != CUSPARSE_STATUS_SUCCESS) return sparse_error("cusparseCreateConstCsr", st);
     std::size_t bytes = 0;
     if (k == 1) {

@@ -228,10 +228,9 @@ struct KernelDispatch {
       if constexpr (std::is_floating_point_v<T>) {
         const auto run = [&](auto i) {
           using I = decltype(i);
-          return SparseKernels<Api, T>::spmm(rows, static_cast<const I*>(row_ptr), static_cast<const I*>(col),
-                                             static_cast<const T*>(values), k, scalar_value<T>(alpha),
-                                             static_cast<const T*>(x), ldx, scalar_value<T>(beta), static_cast<T*>(y),
-                                             ldy, s);
+          return SparseKernels<Api, T>::spmm(
+              rows, static_cast<const I*>(row_ptr), static_cast<const I*>(col), static_cast<const T*>(values), k,
+              scalar_value<T>(alpha), static_cast<const T*>(x), ldx, scalar_value<T>(beta), static_cast<T*>(y), ldy, s);
         };
         return index_dt == PORTA_I32 ? run(std::int32_t{}) : run(std::int64_t{});
       } else {

@@ -717,9 +717,9 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
   // ---- sparse products (sparse_kernels.cuh) ------------------------------------------------------
   // The vendor's sparse library where V takes the call, else porta's row-ordered kernel.
   static porta_status spmm(int dev, porta_dtype dt, porta_dtype index_dt, int64_t rows, int64_t cols, int64_t nnz,
-                           const void* row_ptr, const void* col_idx, const void* values, int64_t k,
-                           porta_scalar alpha, const void* x, int64_t ldx, porta_scalar beta, void* y, int64_t ldy,
-                           uint32_t flags, porta_stream s) noexcept {
+                           const void* row_ptr, const void* col_idx, const void* values, int64_t k, porta_scalar alpha,
+                           const void* x, int64_t ldx, porta_scalar beta, void* y, int64_t ldy, uint32_t flags,
+                           porta_stream s) noexcept {
     PORTA_GPU_CHECK(check::spmm(dt, index_dt, rows, cols, nnz, row_ptr, col_idx, values, k, x, ldx, y, ldy));
     if (rows == 0 || k == 0) return PORTA_OK;
     // The vendor's libraries reject more stored entries than the matrix has places (duplicates that

@@ -22,8 +22,8 @@
 
 namespace porta::detail::gpu {
 
-inline constexpr int kSpmvRows = 128;     // rows (and threads) per block
-inline constexpr int kSpmvStage = 1024;   // entries a block stages in shared memory (8 per row)
+inline constexpr int kSpmvRows = 128;    // rows (and threads) per block
+inline constexpr int kSpmvStage = 1024;  // entries a block stages in shared memory (8 per row)
 inline constexpr int kSpmmThreads = 256;
 
 template <class T, class I>
@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kSpmmThreads)
 }
 
 template <class Api, class T, class I>
-int spmm_launch(std::int64_t rows, const I* row_ptr, const I* col, const T* values, std::int64_t k, T alpha,
-                const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, void* stream) {
+int spmm_launch(std::int64_t rows, const I* row_ptr, const I* col, const T* values, std::int64_t k, T alpha, const T* x,
+                std::int64_t ldx, T beta, T* y, std::int64_t ldy, void* stream) {
   if (rows <= 0 || k <= 0) return 0;
   const auto s = static_cast<typename Api::Stream>(stream);
   if (k == 1) {
@@ -82,8 +82,8 @@ int spmm_launch(std::int64_t rows, const I* row_ptr, const I* col, const T* valu
   }
   const std::int64_t want = (rows * k + kSpmmThreads - 1) / kSpmmThreads;
   const unsigned grid = static_cast<unsigned>(want < kMaxGrid ? want : kMaxGrid);
-  return static_cast<int>(
-      Api::launch(spmm_kernel<T, I>, grid, kSpmmThreads, 0, s, rows, row_ptr, col, values, k, alpha, x, ldx, beta, y, ldy));
+  return static_cast<int>(Api::launch(spmm_kernel<T, I>, grid, kSpmmThreads, 0, s, rows, row_ptr, col, values, k, alpha,
+                                      x, ldx, beta, y, ldy));
 }
 
 template <class Api, class T>

@@ -121,9 +121,9 @@ struct Hip {
   static bool sparse_takes(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::uint32_t) noexcept {
     return false;
   }
-  static porta_status sparse_spmm(int, porta_dtype, porta_dtype, std::int64_t, std::int64_t, std::int64_t,
-                                  const void*, const void*, const void*, std::int64_t, porta_scalar, const void*,
-                                  std::int64_t, porta_scalar, void*, std::int64_t, porta_stream) noexcept {
+  static porta_status sparse_spmm(int, porta_dtype, porta_dtype, std::int64_t, std::int64_t, std::int64_t, const void*,
+                                  const void*, const void*, std::int64_t, porta_scalar, const void*, std::int64_t,
+                                  porta_scalar, void*, std::int64_t, porta_stream) noexcept {
     return backend::set_error(PORTA_ERR_UNAVAILABLE, "spmm: no vendor sparse library in the HIP backend");
   }
 };

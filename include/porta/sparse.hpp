@@ -54,8 +54,7 @@ class Csr {
   // position, unless indptr has rows + 1 non-decreasing offsets from 0 to values.size(), indices
   // has as many entries as values and each is in [0, cols).
   static Csr from_host(std::int64_t rows, std::int64_t cols, const std::vector<I>& indptr,
-                       const std::vector<I>& indices, const std::vector<T>& values,
-                       Device device = default_device());
+                       const std::vector<I>& indices, const std::vector<T>& values, Device device = default_device());
 
   // From coordinates (scipy.sparse.coo_matrix((values, (row, col))).tocsr()): entries ordered by
   // row, then column; duplicates of one (row, col) are summed, in their input order, into one entry.
@@ -84,7 +83,11 @@ class Csr {
 
  private:
   Csr(std::int64_t rows, std::int64_t cols, Array<I> indptr, Array<I> indices, Array<T> values)
-      : rows_(rows), cols_(cols), indptr_(std::move(indptr)), indices_(std::move(indices)), values_(std::move(values)) {}
+      : rows_(rows),
+        cols_(cols),
+        indptr_(std::move(indptr)),
+        indices_(std::move(indices)),
+        values_(std::move(values)) {}
 
   std::int64_t rows_ = 0, cols_ = 0;
   Array<I> indptr_;

@@ -415,7 +415,8 @@ TEST_CASE("fused: bad expressions are typed errors naming the inputs", "[fuse][m
   auto e = porta::lazy(a);
   for (int i = 0; i < 32; ++i) e = e + 1.0f;
   REQUIRE(e.ops().size() == 65);
-  REQUIRE_THROWS_WITH(e.eval(), porta_test::Contains("porta::Expr::eval") && porta_test::Contains("65 ops; at most 64"));
+  REQUIRE_THROWS_WITH(e.eval(),
+                      porta_test::Contains("porta::Expr::eval") && porta_test::Contains("65 ops; at most 64"));
   // Too many arrays: 9 distinct leaves.
   std::vector<Array<float>> many;
   for (int i = 0; i < 9; ++i) many.push_back(porta::full<float>(Shape{4}, float(i), dev));
