@@ -62,7 +62,8 @@ class Csr {
                       const std::vector<T>& values, Device device = default_device());
 
   // From CSR arrays already on one device (DLPack, another library's matrix): the structure is
-  // copied to the host once and validated as from_host does; the arrays are shared, not copied.
+  // copied to the host once and validated as from_host does; the arrays are taken, not copied
+  // (pass x.contiguous() to keep x and share its memory).
   static Csr from_arrays(std::int64_t rows, std::int64_t cols, Array<I> indptr, Array<I> indices, Array<T> values);
 
   std::int64_t rows() const noexcept { return rows_; }
