@@ -321,11 +321,12 @@ TEMPLATE_TEST_CASE("sparse products read strided views of x and X", "[sparse][vi
   const auto h = random_csr<T, std::int32_t>(rng, p);
   const auto a = upload(h, dev);
   const std::int64_t n = p.cols, k = 3;
-  const auto hy = wide<T>(rng, p.rows * k);
+  const auto hy = wide<T>(rng, p.rows * 7);  // Y for the widest X below (7 columns)
 
   const auto run = [&](const char* what, const Array<T>& x, const std::vector<T>& hx, std::int64_t kk) {
     INFO(what << " on " << dev.to_string() << " (shape " << x.shape().to_string() << ")");
     REQUIRE(static_cast<std::int64_t>(hx.size()) == n * kk);
+    REQUIRE(static_cast<std::int64_t>(hy.size()) >= p.rows * kk);
     const Shape ys = x.rank() == 1 ? Shape{p.rows} : Shape{p.rows, kk};
     for (ps::Algorithm algo : {ps::Algorithm::vendor, ps::Algorithm::own}) {
       INFO(algo_name(algo));
