@@ -36,14 +36,8 @@ std::int64_t row_for_work(const I* row_ptr, std::int64_t rows, std::int64_t targ
 template <class T, class I>
 void spmv_rows(std::int64_t r0, std::int64_t r1, const I* __restrict row_ptr, const I* __restrict col,
                const T* __restrict values, const T* __restrict x, T* __restrict y) {
-  I begin = row_ptr[r0];
-  for (std::int64_t i = r0; i < r1; ++i) {
-    const I end = row_ptr[i + 1];
-    T acc = T(0);
-    for (I j = begin; j < end; ++j) acc = add_rn(acc, mul_rn(values[j], x[col[j]]));
-    y[i] = canonical_nan(acc);
-    begin = end;
-  }
+  for (std::int64_t i = r0; i < r1; ++i)
+    y[i] = canonical_nan(sparse_row_sum(values, col, row_ptr[i], row_ptr[i + 1], x, std::int64_t{1}));
 }
 
 template <class T, class I>
