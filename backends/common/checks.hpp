@@ -229,6 +229,75 @@ inline porta_status spmm(const porta_dtype& dt, const porta_dtype& index_dt, std
   return PORTA_OK;
 }
 
+// ---- dense linear algebra ----------------------------------------------------------------------
+
+// The element counts of one matrix's operands of a linalg call (backend_v1.h says what each holds),
+// filled in by check::linalg: a backend steps through the batch with them.
+struct LinalgSizes {
+  std::int64_t a = 0, b = 0, c = 0, d = 0;
+};
+
+// Every backend's solver library takes 32-bit sizes for at least some of these calls (LAPACK with
+// LP64 integers, cuSOLVER's legacy API): a dimension past 2^31 - 1 is refused here, by name.
+inline porta_status linalg(const porta_linalg_op& op, const porta_dtype& dt, std::int64_t batch, std::int64_t m,
+                           std::int64_t n, std::int64_t k, const void* a, const void* b, const void* c, const void* d,
+                           const std::int32_t* info, std::uint32_t flags, LinalgSizes* sizes) noexcept {
+  constexpr const char* fn = "linalg";
+  const int o = raw_enum(op);
+  if (!in_range(o, 0, PORTA_LINALG_COUNT)) return set_error(PORTA_ERR_INVALID, "%s: unknown op %d", fn, o);
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (dt != PORTA_F32 && dt != PORTA_F64)
+    return set_error(PORTA_ERR_INVALID, "%s: matrices must be float32 or float64 (got %s)", fn, dtype_name(dt));
+  constexpr std::int64_t kMaxDim = 2147483647;
+  if (batch < 0 || m < 0 || n < 0 || k < 0 || m > kMaxDim || n > kMaxDim || k > kMaxDim)
+    return set_error(PORTA_ERR_INVALID, "%s: bad size (batch %lld, m %lld, n %lld, k %lld)", fn,
+                     static_cast<long long>(batch), static_cast<long long>(m), static_cast<long long>(n),
+                     static_cast<long long>(k));
+  if ((o == PORTA_LINALG_SOLVE || o == PORTA_LINALG_CHOLESKY || o == PORTA_LINALG_EIGH) && m != n)
+    return set_error(PORTA_ERR_INVALID, "%s: the matrix must be square (got %lld x %lld)", fn,
+                     static_cast<long long>(m), static_cast<long long>(n));
+  if (o == PORTA_LINALG_SVD && m < n)
+    return set_error(PORTA_ERR_INVALID, "%s: svd needs m >= n (got %lld x %lld)", fn, static_cast<long long>(m),
+                     static_cast<long long>(n));
+  // The flags each op knows: a row-major caller's ways to skip a transpose.
+  const std::uint32_t known = o == PORTA_LINALG_SVD                                  ? PORTA_LINALG_SVD_FULL
+                              : o == PORTA_LINALG_CHOLESKY || o == PORTA_LINALG_EIGH ? PORTA_LINALG_UPPER
+                              : o == PORTA_LINALG_SOLVE                              ? PORTA_LINALG_TRANSPOSE
+                                                                                     : 0u;
+  if ((flags & ~known) != 0u)
+    return set_error(PORTA_ERR_INVALID, "%s: flags 0x%x not known for op %d", fn, static_cast<unsigned>(flags), o);
+  LinalgSizes z;
+  const std::int64_t p = m < n ? m : n;
+  bool overflow = __builtin_mul_overflow(m, n, &z.a);
+  switch (o) {
+    case PORTA_LINALG_SOLVE:
+      overflow = overflow || __builtin_mul_overflow(n, k, &z.b);
+      break;
+    case PORTA_LINALG_QR:
+      overflow = overflow || __builtin_mul_overflow(p, n, &z.b);
+      break;
+    case PORTA_LINALG_EIGH:
+      z.b = n;
+      break;
+    case PORTA_LINALG_SVD:
+      z.b = n;
+      overflow = overflow || __builtin_mul_overflow(m, (flags & PORTA_LINALG_SVD_FULL) != 0u ? m : n, &z.c) ||
+                 __builtin_mul_overflow(n, n, &z.d);
+      break;
+    default:
+      break;
+  }
+  std::int64_t total = 0;
+  for (const std::int64_t e : {z.a, z.b, z.c, z.d}) overflow = overflow || __builtin_mul_overflow(e, batch, &total);
+  if (overflow) return set_error(PORTA_ERR_INVALID, "%s: matrix extent overflows 64-bit indexing", fn);
+  if (sizes != nullptr) *sizes = z;
+  if (batch == 0 || n == 0 || m == 0) return PORTA_OK;
+  if (a == nullptr || info == nullptr || (z.b > 0 && b == nullptr) || (z.c > 0 && c == nullptr) ||
+      (z.d > 0 && d == nullptr))
+    return null_array(fn);
+  return PORTA_OK;
+}
+
 // ---- views and indexing -------------------------------------------------------------------------
 
 // *n: the number of elements copied.

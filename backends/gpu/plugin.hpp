@@ -10,6 +10,10 @@
 //   static porta_status blas_gemm(<the gemm entry's arguments>) noexcept;  // after the checks
 //   static bool sparse_takes(nnz, k, ldx, ldy, flags) noexcept;  // the vendor's sparse library?
 //   static porta_status sparse_spmm(<the spmm entry's arguments but flags>) noexcept;
+//   static porta_status linalg(<the linalg entry's arguments>) noexcept;  // after the checks
+//
+// V::linalg sees non-empty matrices only, with the device entered. A backend without a solver
+// library answers PORTA_ERR_UNSUPPORTED with a message, and the front end runs the call on the CPU.
 //
 // backends/cuda/cuda_plugin.cpp and backends/hip/hip_plugin.cpp define V and export
 // porta_backend_entry_v1() returning Plugin<V>::table(). Compiled as CUDA or HIP (api.cuh needs it).
@@ -733,6 +737,23 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     return run(dev, "spmm", "sparse product", dt, [&] {
       return Launch::spmm(dt, index_dt, rows, row_ptr, col_idx, values, k, alpha, x, ldx, beta, y, ldy, s);
     });
+  }
+
+  // ---- dense linear algebra: the vendor's solver library or none ---------------------------------
+  static porta_status linalg(int dev, porta_linalg_op op, porta_dtype dt, int64_t batch, int64_t m, int64_t n,
+                             int64_t k, void* a, void* b, void* c, void* d, int32_t* info, uint32_t flags,
+                             porta_stream s) noexcept {
+    PORTA_GPU_CHECK(check::linalg(op, dt, batch, m, n, k, a, b, c, d, info, flags, nullptr));
+    if (batch == 0) return PORTA_OK;
+    if (m == 0 || n == 0) {
+      // Empty matrices factor trivially, but the caller still reads one code per matrix.
+      if (info == nullptr) return PORTA_OK;
+      porta_scalar zero;
+      std::memset(&zero, 0, sizeof zero);
+      return run(dev, "linalg", "fill", PORTA_I32, [&] { return Launch::fill(PORTA_I32, batch, zero, info, s); });
+    }
+    PORTA_GPU_ENTER(dev, "linalg");
+    return V::linalg(dev, op, dt, batch, m, n, k, a, b, c, d, info, flags, s);
   }
 
   // ---- sorting and arg-reductions (sort_kernels.cuh) ---------------------------------------------

@@ -126,6 +126,13 @@ struct Hip {
                                   porta_scalar, void*, std::int64_t, porta_stream) noexcept {
     return backend::set_error(PORTA_ERR_UNAVAILABLE, "spmm: no vendor sparse library in the HIP backend");
   }
+
+  // rocSOLVER is not packaged in Debian, so none is linked: the front end runs factorisations of
+  // HIP arrays on the CPU's LAPACK instead.
+  static porta_status linalg(int, porta_linalg_op, porta_dtype, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                             void*, void*, void*, void*, std::int32_t*, std::uint32_t, porta_stream) noexcept {
+    return backend::set_error(PORTA_ERR_UNSUPPORTED, "linalg: no rocSOLVER in the HIP backend");
+  }
 };
 
 }  // namespace

@@ -144,6 +144,20 @@ typedef enum porta_copy_kind {
 /* spmm flags */
 #define PORTA_SPARSE_OWN_KERNEL 0x1u /* porta's row-ordered kernel (same bits everywhere), not the vendor's */
 
+/* Dense linear algebra: the factorisations of the linalg entry. Column-major matrices, as LAPACK,
+ * cuSOLVER and rocSOLVER keep them (the front end transposes porta's row-major arrays). */
+typedef enum porta_linalg_op {
+  PORTA_LINALG_SOLVE = 0,    /* LU with partial pivoting (getrf/getrs): A X = B */
+  PORTA_LINALG_CHOLESKY = 1, /* A = L L^T (potrf) */
+  PORTA_LINALG_QR = 2,       /* A = Q R, reduced (geqrf, orgqr) */
+  PORTA_LINALG_EIGH = 3,     /* symmetric A = V diag(w) V^T (syevd) */
+  PORTA_LINALG_SVD = 4,      /* A = U diag(s) Vt (gesdd, gesvd) */
+  PORTA_LINALG_COUNT
+} porta_linalg_op;
+#define PORTA_LINALG_SVD_FULL 0x1u /* svd: U is m x m, not m x n */
+#define PORTA_LINALG_UPPER 0x2u    /* cholesky, eigh: the upper triangle instead of the lower */
+#define PORTA_LINALG_TRANSPOSE 0x4u /* solve: A^T X = B with a holding A */
+
 /* Sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
  * -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, every NaN equal. */
 #define PORTA_SORT_DESCENDING 0x1u /* stable descending (equal keys keep input order; NaN still last) */
@@ -437,6 +451,26 @@ typedef struct porta_backend_v1 {
                        const void* row_ptr, const void* col_idx, const void* values, int64_t k, porta_scalar alpha,
                        const void* x, int64_t ldx, porta_scalar beta, void* y, int64_t ldy, uint32_t flags,
                        porta_stream s);
+  /* ---- dense linear algebra ---- */
+  /* One factorisation (or solve) of each of `batch` column-major matrices, stored one after
+   * another (leading dimension = rows), in dt (PORTA_F32 or PORTA_F64), enqueued on s:
+   *  SOLVE     a n x n (m == n), overwritten by its LU factors; b n x k, overwritten by X with
+   *            A X = B (A^T X = B with PORTA_LINALG_TRANSPOSE).
+   *  CHOLESKY  a n x n (m == n), lower triangle read; on return its lower triangle is L and its
+   *            strictly upper triangle is zero. PORTA_LINALG_UPPER: the upper triangle is read and
+   *            becomes U with A = U^T U, the strictly lower one zero.
+   *  QR        a m x n, p = min(m, n): on return a's first p columns are Q (m x p, orthonormal
+   *            columns) and b is R (p x n, zero below the diagonal).
+   *  EIGH      a n x n (m == n), lower triangle read (PORTA_LINALG_UPPER: the upper); on return
+   *            its columns are the eigenvectors and b the n eigenvalues in ascending order.
+   *  SVD       a m x n with m >= n, destroyed; b the n singular values in descending order, c U
+   *            (m x m with PORTA_LINALG_SVD_FULL, else m x n), d Vt (n x n).
+   * info (device memory, batch int32) gets LAPACK's code of each matrix: 0 for success; j > 0 for
+   * a zero pivot U(j, j) (SOLVE), a leading minor of order j that is not positive definite
+   * (CHOLESKY), or no convergence (EIGH, SVD). PORTA_ERR_UNSUPPORTED where the backend has no
+   * solver library (the front end then runs the call on the CPU). */
+  porta_status (*linalg)(int dev, porta_linalg_op op, porta_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
+                         void* a, void* b, void* c, void* d, int32_t* info, uint32_t flags, porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);
