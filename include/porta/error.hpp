@@ -71,4 +71,22 @@ class KernelError : public Error {
   using Error::Error;
 };
 
+// A matrix that a factorisation cannot take (NumPy's numpy.linalg.LinAlgError): singular in
+// porta::linalg::solve and inv, not positive definite in cholesky, no convergence in eigh or svd.
+// The message names the function and the matrix; index() is that matrix's place in the batch (0
+// for a single matrix) and info() LAPACK's code for it (the 1-based column of the zero pivot, the
+// order of the leading minor that is not positive definite).
+//   porta::linalg::solve: matrix 3 of the batch is singular (U(2, 2) is exactly zero)
+class LinAlgError : public Error {
+ public:
+  LinAlgError(const std::string& what, std::int64_t index, std::int32_t info)
+      : Error(what), index_(index), info_(info) {}
+  std::int64_t index() const noexcept { return index_; }
+  std::int32_t info() const noexcept { return info_; }
+
+ private:
+  std::int64_t index_;
+  std::int32_t info_;
+};
+
 }  // namespace porta

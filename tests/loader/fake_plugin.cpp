@@ -4,7 +4,8 @@
 //   FAKE_BADDEP   needs libporta_fake_dep.so, which is not on its search path: dlopen fails
 //   FAKE_ABI99    abi_version 99
 //   FAKE_WORKING  one device backed by host memory, with just enough of the table for
-//                 Array<float> and sum(); every other entry is left NULL (the runtime stubs it)
+//                 Array<float>, sum() and strided copies; every other entry is left NULL (the
+//                 runtime stubs it)
 // and malformed ones, which the loader must refuse or tame, never crash on:
 //   FAKE_MID_POINTER  the working table, but struct_size ends four bytes into alloc (a copy of
 //                     struct_size bytes would call half a pointer at the first allocation)
@@ -136,6 +137,27 @@ porta_status fill(int, porta_dtype dt, int64_t n, porta_scalar v, void* y, porta
   return PORTA_OK;
 }
 
+// Enough for porta::linalg's transposes: its front end runs the factorisation itself on the CPU,
+// since this plugin has no linalg entry.
+porta_status copy_strided(int, porta_dtype dt, int32_t rank, const int64_t* shape, const void* src,
+                          const int64_t* src_strides, void* dst, const int64_t* dst_strides, porta_stream) {
+  if (rank < 1 || rank > 4) return fail(PORTA_ERR_INVALID, "fake: copy_strided of rank 1..4 only");
+  const size_t size = (dt == PORTA_F32 || dt == PORTA_I32) ? 4 : 8;
+  int64_t d[4] = {1, 1, 1, 1}, ss[4] = {0, 0, 0, 0}, ds[4] = {0, 0, 0, 0};
+  for (int i = 0; i < rank; ++i) {
+    d[4 - rank + i] = shape[i];
+    ss[4 - rank + i] = src_strides[i];
+    ds[4 - rank + i] = dst_strides[i];
+  }
+  for (int64_t a = 0; a < d[0]; ++a)
+    for (int64_t b = 0; b < d[1]; ++b)
+      for (int64_t c = 0; c < d[2]; ++c)
+        for (int64_t e = 0; e < d[3]; ++e)
+          std::memcpy(static_cast<char*>(dst) + (a * ds[0] + b * ds[1] + c * ds[2] + e * ds[3]) * size,
+                      static_cast<const char*>(src) + (a * ss[0] + b * ss[1] + c * ss[2] + e * ss[3]) * size, size);
+  return PORTA_OK;
+}
+
 porta_status reduce(int, porta_reduce_op op, porta_dtype dt, int64_t outer, int64_t n, int64_t inner, const void* x,
                     void* y, porta_stream) {
   if (op != PORTA_REDUCE_SUM || dt != PORTA_F32 || outer != 1 || inner != 1)
@@ -203,6 +225,7 @@ porta_backend_v1 make_table() {
   t.stream_synchronize = &stream_synchronize;
   t.fill = &fill;
   t.reduce = &reduce;
+  t.copy_strided = &copy_strided;
 #else
   (void)&device_info;
   (void)&ok_dev;

@@ -2,6 +2,7 @@
 // Plugin loader scenarios, one process each (the registry loads once per process). ctest runs
 // `porta_loader_test <scenario>` with PORTA_BACKEND_PATH pointing at one fake libporta_hip.so.
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -165,6 +166,24 @@ void scenario_working() {
   EXPECT(porta::sum(c) == 10.5f);
   auto back = c.to(kHip);
   EXPECT(porta::sum(back) == 10.5f);
+
+  // porta::linalg on a backend without the entry runs on the CPU and copies the results back:
+  // [[2, 1], [1, 3]] x = [3, 5] gives x = [0.8, 1.4].
+  {
+    const auto a = porta::Array<float>::from(std::vector<float>{2.0f, 1.0f, 1.0f, 3.0f}, porta::Shape{2, 2}, kHip);
+    const auto b = porta::Array<float>::from(std::vector<float>{3.0f, 5.0f}, kHip);
+    const porta::Array<float> xs = porta::linalg::solve(a, b);
+    EXPECT(xs.device() == kHip);
+    const std::vector<float> got = xs.to_vector();
+    EXPECT(got.size() == 2 && std::fabs(got[0] - 0.8f) < 1e-6f && std::fabs(got[1] - 1.4f) < 1e-6f);
+    const std::vector<float> singular{1.0f, 2.0f, 2.0f, 4.0f};
+    expect_throw<porta::LinAlgError>(
+        "solve of a singular matrix on the fake",
+        [&] {
+          porta::linalg::solve(porta::Array<float>::from(singular, porta::Shape{2, 2}, kHip), b);
+        },
+        "the matrix is singular");
+  }
 
   // Entries the plugin left NULL are stubs that fail cleanly, naming the entry.
   expect_throw<porta::Unavailable>(
