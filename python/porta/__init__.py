@@ -74,13 +74,22 @@ from ._porta import (
     transpose,
     unavailable_reason,
 )
-from ._porta import sparse
+from ._porta import linalg, sparse
 
 import sys as _sys
 
 # `import porta.sparse` and `from porta.sparse import csr_matrix` (as with scipy.sparse) look the
-# name up in sys.modules: the submodule lives in the extension, not in a file of this package.
+# name up in sys.modules: the submodules live in the extension, not in files of this package.
 _sys.modules[__name__ + ".sparse"] = sparse
+_sys.modules[__name__ + ".linalg"] = linalg
+
+
+def __getattr__(name):
+    # porta.LinAlgError is made on first use: it derives from numpy.linalg.LinAlgError, and importing
+    # NumPy would make `import porta` several times slower for programs that never need it.
+    if name == "LinAlgError":
+        return _porta.LinAlgError
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 __version__ = _porta.__version__
 

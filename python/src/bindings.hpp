@@ -25,4 +25,7 @@ void bind_algorithms(pybind11::module_& m);
 // The submodule sparse: csr_matrix and its products (porta/sparse.hpp). bind_sparse.cpp.
 void bind_sparse(pybind11::module_& m);
 
+// The submodule linalg: solve, inv, cholesky, qr, eigh and svd (porta/linalg.hpp). bind_linalg.cpp.
+void bind_linalg(pybind11::module_& m);
+
 }  // namespace porta::python

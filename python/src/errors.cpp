@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <exception>
 #include <initializer_list>
+#include <string>
 
 #include "porta/porta.hpp"
 
@@ -20,6 +21,7 @@ PyObject* g_mismatch = nullptr;
 PyObject* g_oom = nullptr;
 PyObject* g_unavailable = nullptr;
 PyObject* g_backend = nullptr;
+PyObject* g_linalg = nullptr;  // made by linalg_error_type()
 
 PyObject* new_exception(py::module_& m, const char* name, std::initializer_list<PyObject*> bases, const char* doc) {
   py::tuple b(bases.size());
@@ -34,6 +36,28 @@ PyObject* new_exception(py::module_& m, const char* name, std::initializer_list<
 
 }  // namespace
 
+py::object linalg_error_type() {
+  if (g_linalg == nullptr) {
+    py::tuple bases;
+    try {
+      bases = py::make_tuple(py::handle(g_error), py::module_::import("numpy.linalg").attr("LinAlgError"));
+    } catch (py::error_already_set&) {
+      bases = py::make_tuple(py::handle(g_error));  // no NumPy: porta.Error alone
+    }
+    // The import may have let another thread make it meanwhile: the class must be one.
+    if (g_linalg == nullptr) {
+      g_linalg = PyErr_NewExceptionWithDoc(
+          "porta.LinAlgError",
+          "A matrix that porta.linalg cannot factor: singular (solve, inv), not positive definite (cholesky), no "
+          "convergence (eigh, svd). Also a numpy.linalg.LinAlgError when NumPy is installed. index is the matrix's "
+          "place in the stack (0 for one matrix), info LAPACK's code for it.",
+          bases.ptr(), nullptr);
+      if (g_linalg == nullptr) throw py::error_already_set();
+    }
+  }
+  return py::reinterpret_borrow<py::object>(g_linalg);
+}
+
 void register_errors(py::module_& m) {
   g_error = new_exception(m, "Error", {PyExc_RuntimeError}, "Every porta error (porta::Error).");
   g_invalid = new_exception(m, "InvalidArgument", {g_error, PyExc_ValueError},
@@ -45,6 +69,11 @@ void register_errors(py::module_& m) {
   g_unavailable = new_exception(m, "Unavailable", {g_error},
                                 "A backend or device that was not built, did not load or has no devices.");
   g_backend = new_exception(m, "BackendError", {g_error}, "A vendor call failed (CUDA, HIP, BLAS).");
+  // A module __getattr__ (PEP 562): porta.LinAlgError, and the NumPy import it needs, only when asked for.
+  m.def("__getattr__", [](const std::string& name) -> py::object {
+    if (name == "LinAlgError") return linalg_error_type();
+    throw py::attribute_error("module 'porta._porta' has no attribute '" + name + "'");
+  });
   // The most derived classes first: porta::Error is the base of all the others.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -55,6 +84,12 @@ void register_errors(py::module_& m) {
       exc.attr("free_bytes") = e.free_bytes();
       exc.attr("device") = e.device();
       PyErr_SetObject(g_oom, exc.ptr());
+    } catch (const LinAlgError& e) {
+      const py::object type = linalg_error_type();
+      py::object exc = type(e.what());
+      exc.attr("index") = e.index();
+      exc.attr("info") = e.info();
+      PyErr_SetObject(type.ptr(), exc.ptr());
     } catch (const InvalidArgument& e) {
       PyErr_SetString(g_invalid, e.what());
     } catch (const DeviceMismatch& e) {

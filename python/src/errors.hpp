@@ -13,6 +13,10 @@ namespace porta::python {
 // Creates porta.Error, porta.InvalidArgument, ... in `m` and translates porta's C++ exceptions to them.
 void register_errors(pybind11::module_& m);
 
+// porta.LinAlgError, made on first use: it derives from numpy.linalg.LinAlgError when NumPy is
+// installed, and importing NumPy for it would make `import porta` several times slower.
+pybind11::object linalg_error_type();
+
 // Throws porta::InvalidArgument "fn: msg" (porta.InvalidArgument in Python).
 [[noreturn]] void invalid(const std::string& fn, const std::string& msg);
 
