@@ -9,10 +9,12 @@
 //   kokkos      Kokkos on its default execution space (cpu_kokkos_peer.cpp), when Kokkos is found;
 //               kokkos-serial when that Kokkos has only the Serial backend (one core)
 //   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
+//   lapack      (linalg) LAPACK's getrf/getrs, potrf, syevd, gesdd called directly (linalg_cpu.cpp)
 //
 // The user-kernel cases (heat, nbody, nbody_energy, reduce_expr, cg; the group "kernels") live in
 // kernels_cpu.hpp, BabelStream's kernels (group "babelstream") in babelstream_cpu.cpp, sparse
-// products beside a CSR loop (group "sparse") in sparse_cpu.cpp, all registered from here.
+// products beside a CSR loop (group "sparse") in sparse_cpu.cpp, dense solvers beside LAPACK (group
+// "linalg") in linalg_cpu.cpp, all registered from here.
 //
 // Sizes: PORTA_BENCH_MIN_LOG2..PORTA_BENCH_MAX_LOG2 (default 10..28, step x4), square matmul
 // PORTA_BENCH_MATMUL_MIN..PORTA_BENCH_MATMUL_MAX (256..4096), tall-skinny PORTA_BENCH_TS_ROWS x 64
@@ -34,6 +36,7 @@
 #include "fused_bench.hpp"
 #include "host_buffer.hpp"
 #include "kernels_common.hpp"
+#include "linalg_common.hpp"
 #include "scan_random_bench.hpp"
 #include "sort_bench.hpp"
 #include "sparse_common.hpp"
@@ -394,6 +397,8 @@ void register_all() {
   pb::register_cpu_teams();
   // Sparse products of the 2-D Poisson matrix beside an OpenMP CSR loop (sparse_common.hpp): group "sparse".
   pb::register_cpu_sparse();
+  // Dense solvers beside LAPACK called directly (linalg_common.hpp): group "linalg".
+  pb::register_cpu_linalg();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif
@@ -426,6 +431,9 @@ void add_context() {
   std::string peers = "openmp, add3";
 #if defined(PORTA_BENCH_HAVE_BLAS)
   peers += std::string(", ") + PORTA_BENCH_BLAS_NAME;
+#endif
+#if defined(PORTA_BENCH_HAVE_LAPACK)
+  peers += ", lapack";
 #endif
 #if defined(PORTA_BENCH_HAVE_THRUST)
   peers += ", thrust-omp";

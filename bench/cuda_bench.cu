@@ -14,6 +14,9 @@
 //                cuda_tiled: nbody's shared-memory kernel (kernels_cuda.cuh)
 //   cusparse     (sparse) cusparseSpMV / cusparseSpMM called directly, descriptors and workspace
 //                made once (cuda_sparse.cuh)
+//   cusolver     (linalg) cusolverDn<t>getrf/getrs, potrf, syevd, gesvd called directly, handle and
+//                workspace made once; cublas_batched: cublas<t>getrfBatched/getrsBatched for the
+//                stack of small systems (cuda_linalg.cuh)
 //
 // Everything runs on one stream (porta's, created once). Throughput cases are timed with cudaEvents
 // around a batch of calls (manual time), after a warm-up call; a reduction's time includes copying
@@ -543,6 +546,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "teams_cuda.cuh"
 // Sparse products of the 2-D Poisson matrix beside cuSPARSE called directly (group "sparse").
 #include "cuda_sparse.cuh"
+// Dense solvers beside cuSOLVER and cuBLAS's batched LU called directly (group "linalg").
+#include "cuda_linalg.cuh"
 
 namespace porta_bench_cuda {
 
@@ -661,6 +666,7 @@ void register_all() {
   register_math();
   register_teams();
   register_sparse();
+  register_linalg();
 }
 
 void add_context() {
@@ -691,7 +697,8 @@ void add_context() {
     benchmark::AddCustomContext("porta_device", "unavailable: " + gpu().porta_unavailable);
   }
   benchmark::AddCustomContext("porta_peers",
-                              "cudamemcpy, thrust, cub, cublas, cublas-tf32, cusparse, add3, kernel, memset, "
+                              "cudamemcpy, thrust, cub, cublas, cublas-tf32, cusparse, cusolver, cublas_batched, add3, "
+                              "kernel, memset, "
                               "cuda and cuda_tiled (hand-written user-kernel peers)");
   pb::add_sizes_context();
   pb::add_kernel_sizes_context();

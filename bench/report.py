@@ -45,6 +45,9 @@ GUIDE_OPS = ["guide_axpy", "guide_jacobi", "guide_stencil3d"]
 GUIDE_TARGET = 0.95
 # BabelStream's kernels (bench/babelstream.hpp): porta's built-in calls ("porta_<call>"), porta user
 # kernels ("porta_kernel") and BabelStream's own OpenMP loops ("openmp").
+# Dense solvers (bench/linalg_common.hpp): the factorisations report GFLOP/s, eigh and svd the time per call.
+LINALG_OPS = ["solve", "solve_batched", "cholesky", "eigh", "svd"]
+LINALG_TIME_OPS = ["eigh", "svd"]
 BABELSTREAM_OPS = ["babelstream_" + k for k in ("copy", "mul", "add", "triad", "dot", "nstream")]
 BABELSTREAM_KERNEL_IMPL = "porta_kernel"
 # Built-in maps and BabelStream's built-in forms: at least the OpenMP loop at every size in this range
@@ -127,8 +130,10 @@ def title_of(op):
 
 
 def kind_of(op):
-    if op.startswith("latency"):
+    if op.startswith("latency") or op in LINALG_TIME_OPS:
         return "time"
+    if op in LINALG_OPS:
+        return "flops"
     if op.startswith("matmul") or kernel_base(op) in KERNEL_FLOP_OPS:
         return "flops"
     return "bytes"
@@ -187,7 +192,7 @@ class Run:
         for op, _, _, _ in self.values:
             if op not in seen:
                 seen.append(op)
-        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS + BABELSTREAM_OPS
+        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS + BABELSTREAM_OPS + LINALG_OPS
         order += [o for k in KERNEL_OPS for o in (k, k + NVCC_SUFFIX)]
         return sorted(seen, key=lambda o: (order.index(o) if o in order else len(order), o))
 
@@ -691,9 +696,14 @@ def report(runs, infos, svgs):
         groups = [("Maps", MAP_OPS), ("Reductions", REDUCE_OPS), ("Matrix products", MATMUL_OPS),
                   ("BabelStream (porta's built-ins, porta user kernels, BabelStream's OpenMP version)",
                    BABELSTREAM_OPS),
-                  ("User kernels (porta beside the loop or kernel a user would write)", kernel_ops)]
-        others = [op for op in run.ops() if kind_of(op) == "time"]
-        for title, ops in groups + [("Latency (host-observed time per call)", others)]:
+                  ("User kernels (porta beside the loop or kernel a user would write)", kernel_ops),
+                  ("Dense solvers", LINALG_OPS)]
+        latency = [op for op in run.ops() if kind_of(op) == "time" and op not in LINALG_OPS]
+        groups.append(("Latency (host-observed time per call)", latency))
+        # Every other group (sorts, scans, random numbers, sparse products, ...) under its op's name.
+        shown = {op for _, ops in groups for op in ops}
+        groups.append(("Other cases", [op for op in run.ops() if op not in shown]))
+        for title, ops in groups:
             present = [op for op in run.ops() if op in ops]
             if not present:
                 continue
