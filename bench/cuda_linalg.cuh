@@ -6,7 +6,7 @@
 // cudaMemcpyAsync of A (and b) into work buffers, since the routines factor in place, then
 //
 //   solve          getrf, then getrs with CUBLAS_OP_T (the row-major A is the column-major A^T,
-//                  whose factors solve A x = b): no transposing copy, which porta makes
+//                  whose factors solve A x = b): the same plain copy and flag porta uses
 //   solve_batched  the same two calls per matrix of the stack ("cusolver", timed one call per
 //                  batch: thousands of launches), and cuBLAS's batched LU ("cublas_batched"):
 //                  cublas<t>getrfBatched and getrsBatched with CUBLAS_OP_T over a device array of
@@ -18,8 +18,8 @@
 //   svd            gesvd ('S', 'S'; cuSOLVER's gesvd takes m >= n, square here): U' of the
 //                  column-major A^T read row-major is A's Vh, and VT' read row-major is A's U
 //
-// porta's time includes what its call does beyond the routines: the transposing copies in and out,
-// the result arrays, and reading every matrix's info back to the host (the call waits for the
+// porta's time includes what its call does beyond the routines: its copies (transposed where a
+// result comes back column-major), the result arrays, and reading every matrix's info back to the host (the call waits for the
 // stream to raise a LinAlgError where a factorisation failed). The peers leave info on the device,
 // unread, inside the timing; it is checked once before.
 //

@@ -5,7 +5,7 @@
 // its operands, so every call starts by copying A (and b) into work buffers made once, then:
 //
 //   solve          getrf, then getrs with trans 'T' (the row-major A is the column-major A^T, and
-//                  A^T's factors solve A x = b): no transposing copy, which porta makes
+//                  A^T's factors solve A x = b): the same plain copy and flag porta uses
 //   solve_batched  `omp parallel for` over the matrices, each thread copying its matrix and
 //                  calling getrf and getrs on it, LAPACK single-threaded inside the region
 //   cholesky       potrf with uplo 'U' on the row-major buffer: its column-major reading is
