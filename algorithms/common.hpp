@@ -91,15 +91,20 @@ struct BackendCall {
   // profiling tool (traced_kind says which entries are); with none, one flag load.
   template <class... Params, class... Args>
   void run(porta_status (*entry)(int, Params...), Args&&... args) const {
-    if (!tools::active()) return check(entry(device.index, std::forward<Args>(args)...));
+    check(status_of(entry, std::forward<Args>(args)...));
+  }
+  // The same call, its status returned rather than thrown (a caller that has a way around it).
+  template <class... Params, class... Args>
+  porta_status status_of(porta_status (*entry)(int, Params...), Args&&... args) const {
+    if (!tools::active()) return entry(device.index, std::forward<Args>(args)...);
     const int kind = traced_kind(*table, reinterpret_cast<const void*>(entry));
-    if (kind < 0) return check(entry(device.index, std::forward<Args>(args)...));
+    if (kind < 0) return entry(device.index, std::forward<Args>(args)...);
     const char* name = tools::builtin_name();  // a porta::launch_name scope's, else the function's
     const std::uint64_t id =
         tools::begin_kernel(static_cast<tools::Kind>(kind), name != nullptr ? name : fn, device, stream);
     const porta_status st = entry(device.index, std::forward<Args>(args)...);
     tools::end_kernel(static_cast<tools::Kind>(kind), id, device, stream);
-    check(st);
+    return st;
   }
   void check(porta_status st) const {
     if (st != PORTA_OK) throw_status(st, fn, device);

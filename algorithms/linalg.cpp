@@ -138,8 +138,8 @@ void factor(const char* fn, Device dev, const Stream& stream, porta_linalg_op op
   const BackendCall call = make_call(fn, dev, stream);
   Array<std::int32_t> info = new_output<std::int32_t>(fn, Shape{count}, dev, stream);
   const auto ptr = [](Array<T>* x) { return x != nullptr ? static_cast<void*>(x->data()) : nullptr; };
-  const porta_status st = call.table->linalg(dev.index, op, dtype_of<T>(), count, m, n, k, a.data(), ptr(b), ptr(c),
-                                             ptr(d), info.data(), flags, call.stream);
+  const porta_status st = call.status_of(call.table->linalg, op, dtype_of<T>(), count, m, n, k, a.data(), ptr(b),
+                                         ptr(c), ptr(d), info.data(), flags, call.stream);
   if (st == PORTA_ERR_UNSUPPORTED && dev.type != DeviceType::cpu) {
     // No solver library on this device (or a plugin older than the entry): the CPU's LAPACK.
     (void)take_missing_entry();

@@ -97,6 +97,9 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
       porta::launch_name name("tools test largest");  // a built-in's own name
       largest = porta::max(x);
     }
+    // A dense solve: its backend call is a launch too.
+    const auto lhs = porta::Array<float>::from(std::vector<float>{2, 1, 1, 3}, porta::Shape{2, 2}, dev);
+    CHECK(porta::linalg::solve(lhs, porta::full<float>(porta::Shape{2}, 1.0f, dev)).size() == 2);
     const std::vector<float> host = x.to_vector();
     CHECK(largest == 6.0f);
     porta::Stream stream(dev);
@@ -174,6 +177,7 @@ TEST_CASE("a Kokkos Tools library hears launches, memory, copies, fences and reg
   CHECK(heard("tools test fill"));
   CHECK(heard("tools test total"));
   CHECK(heard("porta::sum"));
+  CHECK(heard("porta::linalg::solve"));
   CHECK(heard("tools test largest"));
   CHECK_FALSE(heard("porta::max"));
 
