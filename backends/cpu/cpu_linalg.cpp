@@ -195,9 +195,18 @@ void linalg_typed(porta_linalg_op op, std::int64_t batch, int m, int n, int k, s
   const bool per_thread = batch > 1 && flops <= (std::int64_t(1) << 21) && !in_parallel_region() &&
                           blas_runtime().kind != BlasThreads::pthreads;
   const int nt = per_thread ? threads_for(batch * std::max<std::int64_t>(flops, 1), std::int64_t(1) << 18) : 1;
+  if (nt <= 1) {
+    // No parallel region around LAPACK, not even an inactive one: OpenBLAS's OpenMP build would open
+    // every one of its BLAS calls as a nested region, a new team each time (on the 16-core host,
+    // syevd of 1024 x 1024 took 40 times as long).
+    Solver<T> s(op, m, n, k, flags, a, b, c, d);
+    for (std::int64_t i = 0; i < batch; ++i)
+      info[i] = s.run(at(a, z.a, i), at(b, z.b, i), at(c, z.c, i), at(d, z.d, i));
+    return;
+  }
   bool oom = false;  // a workspace that could not be allocated: nothing may unwind out of the region
 #if defined(_OPENMP)
-#pragma omp parallel num_threads(nt) if (nt > 1)
+#pragma omp parallel num_threads(nt)
 #endif
   {
     std::unique_ptr<Solver<T>> s;
