@@ -19,9 +19,9 @@
 //                  column-major A^T read row-major is A's Vh, and VT' read row-major is A's U
 //
 // porta's time includes what its call does beyond the routines: its copies (transposed where a
-// result comes back column-major), the result arrays, and reading every matrix's info back to the host (the call waits for the
-// stream to raise a LinAlgError where a factorisation failed). The peers leave info on the device,
-// unread, inside the timing; it is checked once before.
+// result comes back column-major), the result arrays, and reading every matrix's info back to the host (the call waits
+// for the stream to raise a LinAlgError where a factorisation failed). The peers leave info on the device, unread,
+// inside the timing; it is checked once before.
 //
 // Every case's result is checked on the host (linalg_common.hpp) before it is timed, by events
 // around a batch (event_loop). Included by cuda_bench.cu at namespace scope after kernels_cuda.cuh,

@@ -154,8 +154,8 @@ typedef enum porta_linalg_op {
   PORTA_LINALG_SVD = 4,      /* A = U diag(s) Vt (gesdd, gesvd) */
   PORTA_LINALG_COUNT
 } porta_linalg_op;
-#define PORTA_LINALG_SVD_FULL 0x1u /* svd: U is m x m, not m x n */
-#define PORTA_LINALG_UPPER 0x2u    /* cholesky, eigh: the upper triangle instead of the lower */
+#define PORTA_LINALG_SVD_FULL 0x1u  /* svd: U is m x m, not m x n */
+#define PORTA_LINALG_UPPER 0x2u     /* cholesky, eigh: the upper triangle instead of the lower */
 #define PORTA_LINALG_TRANSPOSE 0x4u /* solve: A^T X = B with a holding A */
 
 /* Sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
