@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "algorithms/common.hpp"
+#include "algorithms/strided.hpp"
 
 namespace porta::detail {
 namespace {
@@ -60,30 +61,6 @@ Shape shape_of(const Stack& s, std::initializer_list<std::int64_t> tail) {
 
 void require_square(const char* fn, const Stack& s, const Shape& shape) {
   if (s.rows != s.cols) throw_invalid(fn, ("the matrices must be square (a is " + shape.to_string() + ")").c_str());
-}
-
-// y[..., j, i] = x[..., i, j] as a new contiguous array: a row-major stack's column-major copy,
-// and back. x may be any view.
-template <class T>
-Array<T> swap_last2(const char* fn, const Array<T>& x, const Stream& stream) {
-  const int r = x.rank();
-  std::int64_t dims[Shape::kMaxRank] = {}, src[Shape::kMaxRank] = {}, dst[Shape::kMaxRank] = {};
-  for (int i = 0; i < r; ++i) {
-    dims[i] = x.dim(i);
-    src[i] = x.stride(i);
-  }
-  std::swap(dims[r - 1], dims[r - 2]);
-  std::swap(src[r - 1], src[r - 2]);
-  Array<T> y = new_output<T>(fn, make_shape(dims, r), x.device(), stream);
-  if (y.size() == 0) return y;
-  std::int64_t step = 1;
-  for (int i = r - 1; i >= 0; --i) {
-    dst[i] = step;
-    step *= dims[i];
-  }
-  copy_strided(x.device(), dtype_of<T>(), r, dims, x.data(), src, y.data(), dst, stream_for(stream, x.device(), fn),
-               fn);
-  return y;
 }
 
 // A contiguous copy of x in new memory (the entry overwrites it).
@@ -195,11 +172,11 @@ Array<T> solve_with(const char* fn, const Array<T>& a, const Array<T>* b, const 
   Array<T> lu = fresh_copy(fn, a, stream);
   Array<T> x = b == nullptr ? identities<T>(fn, a.shape(), s.count, n, dev, stream)
                : vector     ? fresh_copy(fn, *b, stream)
-                            : swap_last2(fn, *b, stream);
+                            : swap_last_axes(fn, *b, stream);
   factor<T>(fn, dev, stream, PORTA_LINALG_SOLVE, s.count, n, n, k, lu, &x, nullptr, nullptr, PORTA_LINALG_TRANSPOSE);
   // X is column-major (inv's right-hand side, the identity, is its own transpose).
   if (vector) return x;
-  return swap_last2(fn, x, stream);
+  return swap_last_axes(fn, x, stream);
 }
 
 }  // namespace
@@ -237,12 +214,12 @@ linalg::QR<T> linalg_qr(const Array<T>& a, const Stream& stream) {
   if (p == 0)
     return linalg::QR<T>{new_output<T>(fn, shape_of(s, {m, p}), dev, stream),
                          new_output<T>(fn, shape_of(s, {p, n}), dev, stream)};
-  Array<T> q = swap_last2(fn, a, stream);  // column-major m x n: row-major (..., n, m)
+  Array<T> q = swap_last_axes(fn, a, stream);  // column-major m x n: row-major (..., n, m)
   Array<T> r = new_output<T>(fn, shape_of(s, {n, p}), dev, stream);
   factor<T>(fn, dev, stream, PORTA_LINALG_QR, s.count, m, n, 0, q, &r, nullptr, nullptr, 0u);
   // Q is the first p columns of the column-major result: its first p rows as a row-major stack.
   const Array<T> qp = q.slice(q.rank() - 2, 0, p);
-  return linalg::QR<T>{swap_last2(fn, qp, stream), swap_last2(fn, r, stream)};
+  return linalg::QR<T>{swap_last_axes(fn, qp, stream), swap_last_axes(fn, r, stream)};
 }
 
 template <class T>
@@ -256,7 +233,7 @@ linalg::Eigh<T> linalg_eigh(const Array<T>& a, const Stream& stream) {
   Array<T> w = new_output<T>(fn, shape_of(s, {s.rows}), dev, stream);
   factor<T>(fn, dev, stream, PORTA_LINALG_EIGH, s.count, s.rows, s.rows, 0, v, &w, nullptr, nullptr,
             PORTA_LINALG_UPPER);
-  return linalg::Eigh<T>{std::move(w), swap_last2(fn, v, stream)};
+  return linalg::Eigh<T>{std::move(w), swap_last_axes(fn, v, stream)};
 }
 
 template <class T>
@@ -276,11 +253,11 @@ linalg::SVD<T> linalg_svd(const Array<T>& a, bool full_matrices, const Stream& s
   Array<T> sv = new_output<T>(fn, shape_of(s, {p}), dev, stream);
   if (m >= n) {
     // Column-major A (m x n): U comes back column-major m x ucols, Vt n x n.
-    Array<T> work = swap_last2(fn, a, stream);
+    Array<T> work = swap_last_axes(fn, a, stream);
     Array<T> u = new_output<T>(fn, shape_of(s, {ucols, m}), dev, stream);
     Array<T> vt = new_output<T>(fn, shape_of(s, {n, n}), dev, stream);
     factor(fn, dev, stream, PORTA_LINALG_SVD, s.count, m, n, 0, work, &sv, &u, &vt, flags);
-    return linalg::SVD<T>{swap_last2(fn, u, stream), std::move(sv), swap_last2(fn, vt, stream)};
+    return linalg::SVD<T>{swap_last_axes(fn, u, stream), std::move(sv), swap_last_axes(fn, vt, stream)};
   }
   // m < n: the row-major stack is column-major A^T (n x m, taller than wide) as it lies. From
   // A^T = U' S Vt', A = Vt'^T S U'^T: Vt' read row-major is U, and U' read row-major is Vh.

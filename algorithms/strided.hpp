@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
+#include "algorithms/common.hpp"
 #include "porta/array.hpp"
 #include "porta/detail/layout.hpp"
 
@@ -41,6 +43,30 @@ void check_binary_shapes(const char* fn, const Array<T>& a, const char* a_name, 
     throw_invalid(fn, (std::string("shapes differ (") + a_name + " is " + a.shape().to_string() + ", " + b_name +
                        " is " + b.shape().to_string() + ")")
                           .c_str());
+}
+
+// y[..., j, i] = x[..., i, j] as a new contiguous array (porta::transpose, and a row-major stack's
+// column-major copy for porta::linalg): one strided copy. x may be any view of rank 2 or more.
+template <class T>
+Array<T> swap_last_axes(const char* fn, const Array<T>& x, const Stream& stream) {
+  const int r = x.rank();
+  std::int64_t dims[Shape::kMaxRank] = {}, src[Shape::kMaxRank] = {}, dst[Shape::kMaxRank] = {};
+  for (int i = 0; i < r; ++i) {
+    dims[i] = x.dim(i);
+    src[i] = x.stride(i);
+  }
+  std::swap(dims[r - 1], dims[r - 2]);
+  std::swap(src[r - 1], src[r - 2]);
+  Array<T> y = new_output<T>(fn, make_shape(dims, r), x.device(), stream);
+  if (y.size() == 0) return y;
+  std::int64_t step = 1;
+  for (int i = r - 1; i >= 0; --i) {
+    dst[i] = step;
+    step *= dims[i];
+  }
+  copy_strided(x.device(), dtype_of<T>(), r, dims, x.data(), src, y.data(), dst, stream_for(stream, x.device(), fn),
+               fn);
+  return y;
 }
 
 }  // namespace porta::detail
