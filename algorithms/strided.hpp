@@ -45,18 +45,16 @@ void check_binary_shapes(const char* fn, const Array<T>& a, const char* a_name, 
                           .c_str());
 }
 
-// y[..., j, i] = x[..., i, j] as a new contiguous array (porta::transpose, and a row-major stack's
-// column-major copy for porta::linalg): one strided copy. x may be any view of rank 2 or more.
+// y with y.dim(i) == x.dim(perm[i]) and y[i0, i1, ...] = x at those indices taken back through perm,
+// as a new contiguous array (NumPy's x.transpose(perm).copy()): one strided copy. x may be any view.
 template <class T>
-Array<T> swap_last_axes(const char* fn, const Array<T>& x, const Stream& stream) {
+Array<T> permuted_copy(const char* fn, const Array<T>& x, const int* perm, const Stream& stream) {
   const int r = x.rank();
   std::int64_t dims[Shape::kMaxRank] = {}, src[Shape::kMaxRank] = {}, dst[Shape::kMaxRank] = {};
   for (int i = 0; i < r; ++i) {
-    dims[i] = x.dim(i);
-    src[i] = x.stride(i);
+    dims[i] = x.dim(perm[i]);
+    src[i] = x.stride(perm[i]);
   }
-  std::swap(dims[r - 1], dims[r - 2]);
-  std::swap(src[r - 1], src[r - 2]);
   Array<T> y = new_output<T>(fn, make_shape(dims, r), x.device(), stream);
   if (y.size() == 0) return y;
   std::int64_t step = 1;
@@ -67,6 +65,17 @@ Array<T> swap_last_axes(const char* fn, const Array<T>& x, const Stream& stream)
   copy_strided(x.device(), dtype_of<T>(), r, dims, x.data(), src, y.data(), dst, stream_for(stream, x.device(), fn),
                fn);
   return y;
+}
+
+// y[..., j, i] = x[..., i, j] as a new contiguous array (porta::transpose, and a row-major stack's
+// column-major copy for porta::linalg). x may be any view of rank 2 or more.
+template <class T>
+Array<T> swap_last_axes(const char* fn, const Array<T>& x, const Stream& stream) {
+  int perm[Shape::kMaxRank] = {};
+  const int r = x.rank();
+  for (int i = 0; i < r; ++i) perm[i] = i;
+  std::swap(perm[r - 1], perm[r - 2]);
+  return permuted_copy(fn, x, perm, stream);
 }
 
 }  // namespace porta::detail

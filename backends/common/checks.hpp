@@ -298,6 +298,71 @@ inline porta_status linalg(const porta_linalg_op& op, const porta_dtype& dt, std
   return PORTA_OK;
 }
 
+// ---- Fourier transforms ------------------------------------------------------------------------
+
+// What one fft call transforms, filled in by check::fft: the sizes of the transformed axes (1 past
+// the rank) and the real elements of one array of the batch in x and in y.
+struct FftSizes {
+  std::int64_t n[3] = {1, 1, 1};
+  std::int64_t x = 0, y = 0;
+};
+
+inline porta_status fft(const porta_fft_kind& kind, const porta_dtype& dt, std::int32_t rank, std::int64_t n0,
+                        std::int64_t n1, std::int64_t n2, std::int64_t batch, const void* x, const void* y,
+                        double scale, FftSizes* sizes) noexcept {
+  constexpr const char* fn = "fft";
+  const int k = raw_enum(kind);
+  if (!in_range(k, 0, PORTA_FFT_COUNT)) return set_error(PORTA_ERR_INVALID, "%s: unknown kind %d", fn, k);
+  if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (dt != PORTA_F32 && dt != PORTA_F64)
+    return set_error(PORTA_ERR_INVALID, "%s: the real type must be float32 or float64 (got %s)", fn, dtype_name(dt));
+  if (rank < 1 || rank > 3) return set_error(PORTA_ERR_INVALID, "%s: rank must be 1, 2 or 3 (got %d)", fn, rank);
+  const std::int64_t given[3] = {n0, n1, n2};
+  FftSizes z;
+  for (int i = 0; i < 3; ++i) {
+    if (i < rank && given[i] < 1)
+      return set_error(PORTA_ERR_INVALID, "%s: axis %d has %lld points (at least 1 is needed)", fn, i,
+                       static_cast<long long>(given[i]));
+    if (i >= rank && given[i] != 1)
+      return set_error(PORTA_ERR_INVALID, "%s: n%d must be 1 past rank %d (got %lld)", fn, i, rank,
+                       static_cast<long long>(given[i]));
+    z.n[i] = given[i];
+  }
+  if (batch < 0) return set_error(PORTA_ERR_INVALID, "%s: negative batch %lld", fn, static_cast<long long>(batch));
+  if (!(scale == scale) || scale - scale != 0.0)
+    return set_error(PORTA_ERR_INVALID, "%s: the scale must be finite", fn);
+  // Real elements of one array: the lead axes, then the last axis whole or halved, complex or real.
+  const std::int64_t last = z.n[rank - 1];
+  std::int64_t lead = 1, real = 0, half = 0, complex_full = 0, complex_half = 0, total = 0;
+  bool overflow = false;
+  for (int i = 0; i < rank - 1; ++i) overflow = overflow || __builtin_mul_overflow(lead, z.n[i], &lead);
+  overflow = overflow || __builtin_mul_overflow(lead, last, &real) ||
+             __builtin_mul_overflow(lead, last / 2 + 1, &half) || __builtin_mul_overflow(real, 2, &complex_full) ||
+             __builtin_mul_overflow(half, 2, &complex_half);
+  switch (k) {
+    case PORTA_FFT_R2C:
+      z.x = real;
+      z.y = complex_half;
+      break;
+    case PORTA_FFT_C2R:
+      z.x = complex_half;
+      z.y = real;
+      break;
+    default:
+      z.x = z.y = complex_full;
+  }
+  const std::int64_t bytes = static_cast<std::int64_t>(dtype_size(dt));
+  overflow =
+      overflow || __builtin_mul_overflow(complex_full, batch, &total) || __builtin_mul_overflow(total, bytes, &total);
+  if (overflow) return set_error(PORTA_ERR_INVALID, "%s: the arrays' extent overflows 64-bit indexing", fn);
+  if (sizes != nullptr) *sizes = z;
+  if (batch == 0) return PORTA_OK;
+  if (x == nullptr || y == nullptr) return null_array(fn);
+  if (overlap(x, static_cast<std::size_t>(z.x * batch * bytes), y, static_cast<std::size_t>(z.y * batch * bytes)))
+    return set_error(PORTA_ERR_INVALID, "%s: x and y overlap", fn);
+  return PORTA_OK;
+}
+
 // ---- views and indexing -------------------------------------------------------------------------
 
 // *n: the number of elements copied.

@@ -13,15 +13,15 @@ if(CMAKE_CUDA_COMPILER)
   enable_language(CUDA)
   find_package(CUDAToolkit)
   if(CUDAToolkit_FOUND AND TARGET CUDA::cudart AND TARGET CUDA::cublas AND TARGET CUDA::cusparse
-     AND TARGET CUDA::cusolver)
+     AND TARGET CUDA::cusolver AND TARGET CUDA::cufft)
     add_subdirectory(${CMAKE_CURRENT_LIST_DIR} ${PROJECT_BINARY_DIR}/backends/cuda)
     list(APPEND PORTA_GPU_BACKENDS_BUILT cuda)
   elseif(PORTA_ENABLE_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "PORTA_ENABLE_CUDA=ON, but the CUDA toolkit's runtime, cuBLAS, cuSPARSE or cuSOLVER was not "
+    message(FATAL_ERROR "PORTA_ENABLE_CUDA=ON, but the CUDA toolkit's runtime, cuBLAS, cuSPARSE, cuSOLVER or cuFFT was not "
                         "found (CUDAToolkit_FOUND=${CUDAToolkit_FOUND}; set CUDAToolkit_ROOT)")
   else()
-    message(STATUS "porta: CUDA backend not built (PORTA_ENABLE_CUDA=AUTO): the CUDA runtime, cuBLAS, cuSPARSE or "
-                   "cuSOLVER was not found")
+    message(STATUS "porta: CUDA backend not built (PORTA_ENABLE_CUDA=AUTO): the CUDA runtime, cuBLAS, cuSPARSE, "
+                   "cuSOLVER or cuFFT was not found")
   endif()
 elseif(PORTA_ENABLE_CUDA STREQUAL "ON")
   message(FATAL_ERROR "PORTA_ENABLE_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // libporta_cuda.so: the GPU plugin of backends/gpu/plugin.hpp over the CUDA runtime (ApiCuda). What
 // is CUDA's own lives here: why there is no device, the build line, and the glue to the vendor
-// libraries it links: cuBLAS (gemm), cuSPARSE (spmm) and cuSOLVER (linalg). Loading the library
+// libraries it links: cuBLAS (gemm), cuSPARSE (spmm), cuSOLVER (linalg) and cuFFT (fft). Loading the library
 // touches no driver: the first call that needs one is device_count, which never fails, so a CUDA
 // build runs on CPU-only machines. Compiled as CUDA (nvcc), as the kernels it launches.
 #include <cublas_v2.h>
+#include <cufft.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <new>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/gpu/plugin.hpp"
@@ -129,9 +132,9 @@ porta_status solver_error(const char* call, cusolverStatus_t st, const char* suf
                    call, suffix, solver_status_name(st), static_cast<int>(st));
 }
 
-porta_status runtime_error(const char* what, cudaError_t e) noexcept {
+porta_status runtime_error(const char* what, cudaError_t e, const char* fn = "linalg") noexcept {
   (void)cudaGetLastError();
-  return set_error(e == cudaErrorMemoryAllocation ? PORTA_ERR_OOM : PORTA_ERR_BACKEND, "linalg: %s: %s (%s)", what,
+  return set_error(e == cudaErrorMemoryAllocation ? PORTA_ERR_OOM : PORTA_ERR_BACKEND, "%s: %s: %s (%s)", fn, what,
                    cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
@@ -244,14 +247,35 @@ __global__ void __launch_bounds__(kLinalgThreads)
   for (std::int64_t e = linalg_first(); e < total; e += linalg_step()) out[e] = base + e * stride;
 }
 
+// y[e] *= scale: the normalisation of a transform (cuFFT's are unnormalised).
+template <class T>
+__global__ void __launch_bounds__(kLinalgThreads) scale_kernel(std::int64_t total, T scale, T* y) {
+  for (std::int64_t e = linalg_first(); e < total; e += linalg_step()) y[e] *= scale;
+}
+
+// The imaginary parts of bins 0 and (even n) n / 2 of each line of h complex values, zeroed.
+template <class T>
+__global__ void __launch_bounds__(kLinalgThreads)
+    real_bins_kernel(std::int64_t lines, std::int64_t h, bool even, T* x) {
+  for (std::int64_t l = linalg_first(); l < lines; l += linalg_step()) {
+    x[2 * l * h + 1] = T(0);
+    if (even) x[2 * (l * h + h - 1) + 1] = T(0);
+  }
+}
+
 template <class... Params, class... Args>
-porta_status launch_linalg(const char* what, void (*kernel)(Params...), std::int64_t total, cudaStream_t s,
-                           Args... args) noexcept {
+porta_status launch_small(const char* fn, const char* what, void (*kernel)(Params...), std::int64_t total,
+                          cudaStream_t s, Args... args) noexcept {
   if (total == 0) return PORTA_OK;
   const std::int64_t blocks = std::min((total + kLinalgThreads - 1) / kLinalgThreads, kLinalgMaxBlocks);
   const cudaError_t e =
       gpu::ApiCuda::launch(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kLinalgThreads), 0, s, total, args...);
-  return e == cudaSuccess ? PORTA_OK : runtime_error(what, e);
+  return e == cudaSuccess ? PORTA_OK : runtime_error(what, e, fn);
+}
+template <class... Params, class... Args>
+porta_status launch_linalg(const char* what, void (*kernel)(Params...), std::int64_t total, cudaStream_t s,
+                           Args... args) noexcept {
+  return launch_small("linalg", what, kernel, total, s, args...);
 }
 
 // One call's temporaries, from the device's stream-ordered pool and given back on the same stream
@@ -259,7 +283,7 @@ porta_status launch_linalg(const char* what, void (*kernel)(Params...), std::int
 // aligned parts.
 class StreamBuffer {
  public:
-  explicit StreamBuffer(cudaStream_t s) : stream_(s) {}
+  explicit StreamBuffer(cudaStream_t s, const char* fn = "linalg") : stream_(s), fn_(fn) {}
   StreamBuffer(const StreamBuffer&) = delete;
   StreamBuffer& operator=(const StreamBuffer&) = delete;
   ~StreamBuffer() {
@@ -273,7 +297,7 @@ class StreamBuffer {
     base_ = nullptr;
     (void)cudaGetLastError();
     return set_error(e == cudaErrorMemoryAllocation ? PORTA_ERR_OOM : PORTA_ERR_BACKEND,
-                     "linalg: cudaMallocAsync of the %zu-byte %s: %s", bytes, what, cudaGetErrorString(e));
+                     "%s: cudaMallocAsync of the %zu-byte %s: %s", fn_, bytes, what, cudaGetErrorString(e));
   }
   // The part that starts `offset` bytes in.
   template <class U>
@@ -283,7 +307,54 @@ class StreamBuffer {
 
  private:
   cudaStream_t stream_;
+  const char* fn_;
   void* base_ = nullptr;
+};
+
+// ---- Fourier transforms (cuFFT) ------------------------------------------------------------------
+
+const char* fft_status_name(cufftResult r) noexcept {
+  switch (r) {
+    case CUFFT_INVALID_PLAN:
+      return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED:
+      return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE:
+      return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR:
+      return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED:
+      return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED:
+      return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE:
+      return "CUFFT_INVALID_SIZE";
+    case CUFFT_NOT_SUPPORTED:
+      return "CUFFT_NOT_SUPPORTED";
+    default:
+      return "cuFFT error";
+  }
+}
+
+porta_status fft_error(const char* call, cufftResult r) noexcept {
+  (void)cudaGetLastError();
+  return set_error(r == CUFFT_ALLOC_FAILED ? PORTA_ERR_OOM : PORTA_ERR_BACKEND, "fft: %s: %s (%d)", call,
+                   fft_status_name(r), static_cast<int>(r));
+}
+
+// cuFFT plans of one device, made on first use of a shape and kept (planning costs milliseconds;
+// cupy and torch cache them the same way). A plan holds no workspace (auto-allocation off): each call
+// takes one from the stream-ordered pool. The mutex covers set-stream and the execution that
+// follows it, as for the cuBLAS handle.
+struct DeviceFft {
+  using Key = std::tuple<int, int, long long, long long, long long, long long>;
+  struct Plan {
+    cufftHandle handle = 0;
+    std::size_t work = 0;
+  };
+  static constexpr std::size_t kMaxPlans = 64;
+  std::mutex mutex;
+  std::map<Key, Plan> plans;
 };
 
 // One linalg call, past the checks: every matrix non-empty, every size an int.
@@ -698,6 +769,105 @@ struct Cuda {
     return PORTA_OK;
   } catch (...) {
     return set_error(PORTA_ERR_BACKEND, "spmm: unexpected C++ exception around cuSPARSE");
+  }
+
+  // cuFFT, out of place, on the call's stream; C2R works on a copy (cuFFT overwrites its input).
+  static porta_status fft(int dev, porta_fft_kind kind, porta_dtype dt, std::int32_t rank, std::int64_t n0,
+                          std::int64_t n1, std::int64_t n2, std::int64_t batch, const void* x, void* y, double scale,
+                          porta_stream s) noexcept try {
+    backend::check::FftSizes z;
+    if (const porta_status st = backend::check::fft(kind, dt, rank, n0, n1, n2, batch, x, y, scale, &z); st != PORTA_OK)
+      return st;
+    const int k = backend::raw_enum(kind);
+    const bool f32 = dt == PORTA_F32;
+    const cufftType type = k == PORTA_FFT_R2C   ? (f32 ? CUFFT_R2C : CUFFT_D2Z)
+                           : k == PORTA_FFT_C2R ? (f32 ? CUFFT_C2R : CUFFT_Z2D)
+                                                : (f32 ? CUFFT_C2C : CUFFT_Z2Z);
+    const cudaStream_t stream = reinterpret_cast<cudaStream_t>(s);
+    DeviceFft& df = gpu::per_device<DeviceFft, Api>(dev);
+    std::lock_guard<std::mutex> lock(df.mutex);
+    const DeviceFft::Key key{static_cast<int>(type), rank, z.n[0], z.n[1], z.n[2], batch};
+    auto it = df.plans.find(key);
+    if (it == df.plans.end()) {
+      if (df.plans.size() >= DeviceFft::kMaxPlans) {
+        // Work enqueued with the old plans must finish before they go.
+        const cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) return runtime_error("cudaDeviceSynchronize", e, "fft");
+        for (auto& p : df.plans) (void)cufftDestroy(p.second.handle);
+        df.plans.clear();
+      }
+      DeviceFft::Plan plan;
+      cufftResult r = cufftCreate(&plan.handle);
+      if (r != CUFFT_SUCCESS) return fft_error("cufftCreate", r);
+      long long dims[3] = {z.n[0], z.n[1], z.n[2]};
+      r = cufftSetAutoAllocation(plan.handle, 0);
+      if (r == CUFFT_SUCCESS)
+        r = cufftMakePlanMany64(plan.handle, rank, dims, nullptr, 1, 0, nullptr, 1, 0, type, batch, &plan.work);
+      if (r != CUFFT_SUCCESS) {
+        (void)cufftDestroy(plan.handle);
+        return fft_error("cufftMakePlanMany64", r);
+      }
+      it = df.plans.emplace(key, plan).first;
+    }
+    const DeviceFft::Plan& plan = it->second;
+    const std::size_t elem = f32 ? sizeof(float) : sizeof(double);
+    const std::size_t copy_bytes = k == PORTA_FFT_C2R ? static_cast<std::size_t>(z.x * batch) * elem : 0;
+    StreamBuffer buf(stream, "fft");
+    if (const porta_status st =
+            buf.allocate(StreamBuffer::part(plan.work) + StreamBuffer::part(copy_bytes), "workspace");
+        st != PORTA_OK)
+      return st;
+    cufftResult r = cufftSetStream(plan.handle, stream);
+    if (r == CUFFT_SUCCESS) r = cufftSetWorkArea(plan.handle, plan.work > 0 ? buf.at<void>(0) : nullptr);
+    if (r != CUFFT_SUCCESS) return fft_error("cufftSetStream", r);
+    void* in = const_cast<void*>(x);  // cuFFT's signatures are not const; C2C and R2C leave it intact
+    if (copy_bytes > 0) {
+      in = buf.at<void>(StreamBuffer::part(plan.work));
+      const cudaError_t e = cudaMemcpyAsync(in, x, copy_bytes, cudaMemcpyDeviceToDevice, stream);
+      if (e != cudaSuccess) return runtime_error("cudaMemcpyAsync", e, "fft");
+      // A 1-D C2R reads the zero frequency (and n / 2) as real, as NumPy and the CPU do; cuFFT may not.
+      if (rank == 1) {
+        const std::int64_t h = z.n[0] / 2 + 1;
+        const bool even = z.n[0] % 2 == 0;
+        const porta_status st = f32 ? launch_small("fft", "the real-bins kernel", real_bins_kernel<float>, batch,
+                                                   stream, h, even, static_cast<float*>(in))
+                                    : launch_small("fft", "the real-bins kernel", real_bins_kernel<double>, batch,
+                                                   stream, h, even, static_cast<double*>(in));
+        if (st != PORTA_OK) return st;
+      }
+    }
+    switch (type) {
+      case CUFFT_C2C:
+        r = cufftExecC2C(plan.handle, static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(y),
+                         k == PORTA_FFT_INVERSE ? CUFFT_INVERSE : CUFFT_FORWARD);
+        break;
+      case CUFFT_Z2Z:
+        r = cufftExecZ2Z(plan.handle, static_cast<cufftDoubleComplex*>(in), static_cast<cufftDoubleComplex*>(y),
+                         k == PORTA_FFT_INVERSE ? CUFFT_INVERSE : CUFFT_FORWARD);
+        break;
+      case CUFFT_R2C:
+        r = cufftExecR2C(plan.handle, static_cast<cufftReal*>(in), static_cast<cufftComplex*>(y));
+        break;
+      case CUFFT_D2Z:
+        r = cufftExecD2Z(plan.handle, static_cast<cufftDoubleReal*>(in), static_cast<cufftDoubleComplex*>(y));
+        break;
+      case CUFFT_C2R:
+        r = cufftExecC2R(plan.handle, static_cast<cufftComplex*>(in), static_cast<cufftReal*>(y));
+        break;
+      default:
+        r = cufftExecZ2D(plan.handle, static_cast<cufftDoubleComplex*>(in), static_cast<cufftDoubleReal*>(y));
+    }
+    if (r != CUFFT_SUCCESS) return fft_error("cufftExec", r);
+    if (scale == 1.0) return PORTA_OK;
+    const std::int64_t total = z.y * batch;
+    if (f32)
+      return launch_small("fft", "the scale kernel", scale_kernel<float>, total, stream, static_cast<float>(scale),
+                          static_cast<float*>(y));
+    return launch_small("fft", "the scale kernel", scale_kernel<double>, total, stream, scale, static_cast<double*>(y));
+  } catch (const std::bad_alloc&) {
+    return set_error(PORTA_ERR_OOM, "fft: out of host memory");
+  } catch (...) {
+    return set_error(PORTA_ERR_BACKEND, "fft: unexpected C++ exception around cuFFT");
   }
 
   // cuSOLVER's dense routines (and cuBLAS's batched LU), on the call's stream, with workspaces from

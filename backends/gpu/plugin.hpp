@@ -11,9 +11,11 @@
 //   static bool sparse_takes(nnz, k, ldx, ldy, flags) noexcept;  // the vendor's sparse library?
 //   static porta_status sparse_spmm(<the spmm entry's arguments but flags>) noexcept;
 //   static porta_status linalg(<the linalg entry's arguments>) noexcept;  // after the checks
+//   static porta_status fft(<the fft entry's arguments>) noexcept;        // after the checks
 //
-// V::linalg sees non-empty matrices only, with the device entered. A backend without a solver
-// library answers PORTA_ERR_UNSUPPORTED with a message, and the front end runs the call on the CPU.
+// V::linalg and V::fft see non-empty calls only, with the device entered. A backend without a
+// solver or FFT library answers PORTA_ERR_UNSUPPORTED with a message, and the front end runs the
+// call on the CPU.
 //
 // backends/cuda/cuda_plugin.cpp and backends/hip/hip_plugin.cpp define V and export
 // porta_backend_entry_v1() returning Plugin<V>::table(). Compiled as CUDA or HIP (api.cuh needs it).
@@ -754,6 +756,15 @@ struct Plugin : Collectives<V, Plugin<V>>, Rtc<V, Plugin<V>> {
     }
     PORTA_GPU_ENTER(dev, "linalg");
     return V::linalg(dev, op, dt, batch, m, n, k, a, b, c, d, info, flags, s);
+  }
+
+  // ---- Fourier transforms: the vendor's FFT library or none ---------------------------------------
+  static porta_status fft(int dev, porta_fft_kind kind, porta_dtype dt, int32_t rank, int64_t n0, int64_t n1,
+                          int64_t n2, int64_t batch, const void* x, void* y, double scale, porta_stream s) noexcept {
+    PORTA_GPU_CHECK(check::fft(kind, dt, rank, n0, n1, n2, batch, x, y, scale, nullptr));
+    if (batch == 0) return PORTA_OK;
+    PORTA_GPU_ENTER(dev, "fft");
+    return V::fft(dev, kind, dt, rank, n0, n1, n2, batch, x, y, scale, s);
   }
 
   // ---- sorting and arg-reductions (sort_kernels.cuh) ---------------------------------------------

@@ -133,6 +133,12 @@ struct Hip {
                              void*, void*, void*, void*, std::int32_t*, std::uint32_t, porta_stream) noexcept {
     return backend::set_error(PORTA_ERR_UNSUPPORTED, "linalg: no rocSOLVER in the HIP backend");
   }
+
+  // Nor is hipFFT: the front end runs transforms of HIP arrays on the CPU.
+  static porta_status fft(int, porta_fft_kind, porta_dtype, std::int32_t, std::int64_t, std::int64_t, std::int64_t,
+                          std::int64_t, const void*, void*, double, porta_stream) noexcept {
+    return backend::set_error(PORTA_ERR_UNSUPPORTED, "fft: no hipFFT in the HIP backend");
+  }
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "porta/error.hpp"
 #include "porta/host_array.hpp"
 #include "porta/indexing.hpp"
+#include "porta/fft.hpp"
 #include "porta/linalg.hpp"
 #include "porta/print.hpp"
 #include "porta/profile.hpp"

@@ -185,6 +185,17 @@ void scenario_working() {
         "the matrix is singular");
   }
 
+  // porta::fft likewise: rfft of [1, 2, 3, 4] is [10, -2 + 2i, -2].
+  {
+    const auto sig = porta::Array<float>::from(std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}, kHip);
+    const porta::Array<float> spec = porta::fft::rfft(sig);
+    EXPECT(spec.device() == kHip && spec.shape() == porta::Shape({3, 2}));
+    const std::vector<float> got = spec.to_vector(), want{10.0f, 0.0f, -2.0f, 2.0f, -2.0f, 0.0f};
+    bool close = got.size() == want.size();
+    for (std::size_t i = 0; close && i < want.size(); ++i) close = std::fabs(got[i] - want[i]) < 1e-5f;
+    EXPECT(close);
+  }
+
   // Entries the plugin left NULL are stubs that fail cleanly, naming the entry.
   expect_throw<porta::Unavailable>(
       "exp on the fake", [&] { porta::exp(x); }, "'unary'");

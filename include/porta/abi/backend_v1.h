@@ -158,6 +158,16 @@ typedef enum porta_linalg_op {
 #define PORTA_LINALG_UPPER 0x2u     /* cholesky, eigh: the upper triangle instead of the lower */
 #define PORTA_LINALG_TRANSPOSE 0x4u /* solve: A^T X = B with a holding A */
 
+/* Fourier transforms: the kinds of the fft entry. Complex values are interleaved (real, imaginary)
+ * pairs of the entry's real dtype, as C99's complex, std::complex, cufftComplex and NumPy store them. */
+typedef enum porta_fft_kind {
+  PORTA_FFT_FORWARD = 0, /* complex -> complex, exponent sign -1 */
+  PORTA_FFT_INVERSE = 1, /* complex -> complex, exponent sign +1, unnormalised */
+  PORTA_FFT_R2C = 2,     /* real -> the non-redundant half of its forward transform */
+  PORTA_FFT_C2R = 3,     /* that half -> real, exponent sign +1, unnormalised */
+  PORTA_FFT_COUNT
+} porta_fft_kind;
+
 /* Sort flags and arg-reductions. The order is porta/detail/sort_key.hpp's:
  * -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, every NaN equal. */
 #define PORTA_SORT_DESCENDING 0x1u /* stable descending (equal keys keep input order; NaN still last) */
@@ -471,6 +481,16 @@ typedef struct porta_backend_v1 {
    * solver library (the front end then runs the call on the CPU). */
   porta_status (*linalg)(int dev, porta_linalg_op op, porta_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
                          void* a, void* b, void* c, void* d, int32_t* info, uint32_t flags, porta_stream s);
+  /* ---- Fourier transforms ---- */
+  /* The unnormalised discrete Fourier transform over the last `rank` (1 to 3) axes of `batch`
+   * row-major arrays of n0 x n1 x n2 (n1, n2 are 1 past the rank), stored one after another,
+   * each output times `scale`, enqueued on s. dt (PORTA_F32 or PORTA_F64) is the real type; complex
+   * elements are two of it. FORWARD, INVERSE: x and y complex n0 x n1 x n2. R2C: x real
+   * n0 x n1 x n2, y complex with the last axis n_last / 2 + 1 long (the rest follows from Hermitian
+   * symmetry). C2R: x complex of that shape, read as the half of a Hermitian spectrum, y real
+   * n0 x n1 x n2. x is never written; x and y must not overlap. Every n >= 1. */
+  porta_status (*fft)(int dev, porta_fft_kind kind, porta_dtype dt, int32_t rank, int64_t n0, int64_t n1, int64_t n2,
+                      int64_t batch, const void* x, void* y, double scale, porta_stream s);
 } porta_backend_v1;
 
 typedef const porta_backend_v1* (*porta_backend_entry_v1_fn)(void);
