@@ -97,9 +97,10 @@ Array<T> fft_transform(const char* fn, FftKind kind, bool inverse, const Array<T
   if (kind == FftKind::c2r) {
     const std::int64_t m = n[rank - 1];
     const std::int64_t out = n_last > 0 ? n_last : 2 * (m - 1);
-    if (n_last < 0 || out < 1)
-      throw_invalid(fn, ("the output length " + num(n_last > 0 ? n_last : out) + " is not positive (" + num(m) +
-                         " complex values along the last axis give 2 (m - 1))")
+    if (n_last < 0) throw_invalid(fn, ("the output length " + num(n_last) + " is not positive").c_str());
+    if (out < 1)
+      throw_invalid(fn, ("the output length is not positive: by default it is 2 (m - 1) for m = " + num(m) +
+                         " values along the last axis (pass n)")
                             .c_str());
     const std::int64_t keep = out / 2 + 1;
     if (keep != m) {

@@ -120,20 +120,28 @@ Array<T> irfftn(const Array<T>& x, std::vector<int> axes = {}, std::int64_t n_la
 // Over the last two axes (numpy.fft.fft2 and friends).
 template <class T>
 Array<T> fft2(const Array<T>& x, Norm norm = Norm::backward, const Stream& stream = Stream()) {
-  return fftn(x, {-2, -1}, norm, stream);
+  porta::detail::check_fft_type<T>();
+  return porta::detail::fft_transform("porta::fft::fft2", porta::detail::FftKind::c2c, false, x, {-2, -1}, 0, norm,
+                                      stream);
 }
 template <class T>
 Array<T> ifft2(const Array<T>& x, Norm norm = Norm::backward, const Stream& stream = Stream()) {
-  return ifftn(x, {-2, -1}, norm, stream);
+  porta::detail::check_fft_type<T>();
+  return porta::detail::fft_transform("porta::fft::ifft2", porta::detail::FftKind::c2c, true, x, {-2, -1}, 0, norm,
+                                      stream);
 }
 template <class T>
 Array<T> rfft2(const Array<T>& x, Norm norm = Norm::backward, const Stream& stream = Stream()) {
-  return rfftn(x, {-2, -1}, norm, stream);
+  porta::detail::check_fft_type<T>();
+  return porta::detail::fft_transform("porta::fft::rfft2", porta::detail::FftKind::r2c, false, x, {-2, -1}, 0, norm,
+                                      stream);
 }
 template <class T>
 Array<T> irfft2(const Array<T>& x, std::int64_t n_last = 0, Norm norm = Norm::backward,
                 const Stream& stream = Stream()) {
-  return irfftn(x, {-2, -1}, n_last, norm, stream);
+  porta::detail::check_fft_type<T>();
+  return porta::detail::fft_transform("porta::fft::irfft2", porta::detail::FftKind::c2r, true, x, {-2, -1}, n_last,
+                                      norm, stream);
 }
 
 }  // namespace porta::fft

@@ -74,7 +74,7 @@ from ._porta import (
     transpose,
     unavailable_reason,
 )
-from ._porta import linalg, sparse
+from ._porta import fft, linalg, sparse
 
 import sys as _sys
 
@@ -82,6 +82,7 @@ import sys as _sys
 # name up in sys.modules: the submodules live in the extension, not in files of this package.
 _sys.modules[__name__ + ".sparse"] = sparse
 _sys.modules[__name__ + ".linalg"] = linalg
+_sys.modules[__name__ + ".fft"] = fft
 
 
 def __getattr__(name):

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "dtypes.hpp"
+
 namespace porta::python {
 
 Device device_arg(py::handle h) {
@@ -22,6 +24,13 @@ DeviceType device_type_arg(const std::string& fn, const std::string& name) {
 const Stream& stream_arg(const Stream* s) {
   static const Stream placeholder;  // "the arrays' device's default stream"
   return s != nullptr ? *s : placeholder;
+}
+
+std::optional<porta_dtype> dtype_arg(py::handle h, const char* fn) {
+  if (h.is_none()) return std::nullopt;
+  if (py::isinstance<py::str>(h)) return parse_dtype(fn, h.cast<std::string>());
+  const py::object name = py::module_::import("porta").attr("_dtype_name")(h);
+  return parse_dtype(fn, py::str(name).cast<std::string>());
 }
 
 Shape make_shape(const std::vector<std::int64_t>& d, const std::string& fn) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,6 +27,10 @@ DeviceType device_type_arg(const std::string& fn, const std::string& name);
 
 // stream=None is "the arrays' device's default stream".
 const Stream& stream_arg(const Stream* s);
+
+// dtype= as porta.array takes it: a name, a NumPy/PyTorch/CuPy dtype object, float or int
+// (porta._dtype_name is the one place that knows those spellings); None gives nullopt.
+std::optional<porta_dtype> dtype_arg(py::handle h, const char* fn);
 
 // A Shape of up to porta's 4 dimensions.
 Shape make_shape(const std::vector<std::int64_t>& d, const std::string& fn);

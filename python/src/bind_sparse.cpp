@@ -70,15 +70,6 @@ py::object share(const Array<T>& a) {
 
 // ---- dtype arguments --------------------------------------------------------------------------------
 
-// dtype= and index_dtype= as porta.array takes them: names, NumPy/PyTorch/CuPy dtype objects, float
-// and int. porta._dtype_name is the one place that knows those spellings.
-std::optional<porta_dtype> dtype_arg(py::handle h, const char* fn) {
-  if (h.is_none()) return std::nullopt;
-  if (py::isinstance<py::str>(h)) return parse_dtype(fn, h.cast<std::string>());
-  const py::object name = py::module_::import("porta").attr("_dtype_name")(h);
-  return parse_dtype(fn, py::str(name).cast<std::string>());
-}
-
 bool is_float(porta_dtype d) {
   return d == PORTA_F32 || d == PORTA_F64;
 }

@@ -28,4 +28,7 @@ void bind_sparse(pybind11::module_& m);
 // The submodule linalg: solve, inv, cholesky, qr, eigh and svd (porta/linalg.hpp). bind_linalg.cpp.
 void bind_linalg(pybind11::module_& m);
 
+// The submodule fft: numpy.fft's transforms, fftfreq and rfftfreq (porta/fft.hpp). bind_fft.cpp.
+void bind_fft(pybind11::module_& m);
+
 }  // namespace porta::python

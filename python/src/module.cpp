@@ -25,4 +25,5 @@ PYBIND11_MODULE(_porta, m) {
   pp::bind_algorithms(m);
   pp::bind_sparse(m);
   pp::bind_linalg(m);
+  pp::bind_fft(m);
 }
