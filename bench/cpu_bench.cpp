@@ -10,11 +10,13 @@
 //               kokkos-serial when that Kokkos has only the Serial backend (one core)
 //   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
 //   lapack      (linalg) LAPACK's getrf/getrs, potrf, syevd, gesdd called directly (linalg_cpu.cpp)
+//   fftw        (fft) FFTW 3 called directly (fft_cpu.cpp), when built with PORTA_BENCH_FFTW=ON
 //
 // The user-kernel cases (heat, nbody, nbody_energy, reduce_expr, cg; the group "kernels") live in
 // kernels_cpu.hpp, BabelStream's kernels (group "babelstream") in babelstream_cpu.cpp, sparse
 // products beside a CSR loop (group "sparse") in sparse_cpu.cpp, dense solvers beside LAPACK (group
-// "linalg") in linalg_cpu.cpp, all registered from here.
+// "linalg") in linalg_cpu.cpp, Fourier transforms beside FFTW (group "fft") in fft_cpu.cpp, all
+// registered from here.
 //
 // Sizes: PORTA_BENCH_MIN_LOG2..PORTA_BENCH_MAX_LOG2 (default 10..28, step x4), square matmul
 // PORTA_BENCH_MATMUL_MIN..PORTA_BENCH_MATMUL_MAX (256..4096), tall-skinny PORTA_BENCH_TS_ROWS x 64
@@ -33,6 +35,7 @@
 #include "babelstream.hpp"
 #include "common.hpp"
 #include "cpu_peers.hpp"
+#include "fft_common.hpp"
 #include "fused_bench.hpp"
 #include "host_buffer.hpp"
 #include "kernels_common.hpp"
@@ -399,6 +402,8 @@ void register_all() {
   pb::register_cpu_sparse();
   // Dense solvers beside LAPACK called directly (linalg_common.hpp): group "linalg".
   pb::register_cpu_linalg();
+  // Fourier transforms beside FFTW called directly, when it is built in (fft_common.hpp): group "fft".
+  pb::register_cpu_fft();
 #if defined(PORTA_BENCH_HAVE_NVCC_KERNELS)
   pb::register_cpu_kernels_nvcc();
 #endif
@@ -434,6 +439,9 @@ void add_context() {
 #endif
 #if defined(PORTA_BENCH_HAVE_LAPACK)
   peers += ", lapack";
+#endif
+#if defined(PORTA_BENCH_HAVE_FFTW)
+  peers += ", fftw";
 #endif
 #if defined(PORTA_BENCH_HAVE_THRUST)
   peers += ", thrust-omp";

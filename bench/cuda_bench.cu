@@ -17,6 +17,8 @@
 //   cusolver     (linalg) cusolverDn<t>getrf/getrs, potrf, syevd, gesvd called directly, handle and
 //                workspace made once; cublas_batched: cublas<t>getrfBatched/getrsBatched for the
 //                stack of small systems (cuda_linalg.cuh)
+//   cufft        (fft) cufftPlanMany made once, then cufftExec* on the same stream (cuda_fft.cuh);
+//                cufft_unscaled: the inverse without the division by n
 //
 // Everything runs on one stream (porta's, created once). Throughput cases are timed with cudaEvents
 // around a batch of calls (manual time), after a warm-up call; a reduction's time includes copying
@@ -548,6 +550,8 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
 #include "cuda_sparse.cuh"
 // Dense solvers beside cuSOLVER and cuBLAS's batched LU called directly (group "linalg").
 #include "cuda_linalg.cuh"
+// Fourier transforms beside cuFFT called directly (group "fft").
+#include "cuda_fft.cuh"
 
 namespace porta_bench_cuda {
 
@@ -667,6 +671,7 @@ void register_all() {
   register_teams();
   register_sparse();
   register_linalg();
+  register_fft();
 }
 
 void add_context() {
@@ -696,10 +701,11 @@ void add_context() {
   } else {
     benchmark::AddCustomContext("porta_device", "unavailable: " + gpu().porta_unavailable);
   }
-  benchmark::AddCustomContext("porta_peers",
-                              "cudamemcpy, thrust, cub, cublas, cublas-tf32, cusparse, cusolver, cublas_batched, add3, "
-                              "kernel, memset, "
-                              "cuda and cuda_tiled (hand-written user-kernel peers)");
+  benchmark::AddCustomContext(
+      "porta_peers",
+      "cudamemcpy, thrust, cub, cublas, cublas-tf32, cusparse, cusolver, cublas_batched, cufft, "
+      "add3, kernel, memset, "
+      "cuda and cuda_tiled (hand-written user-kernel peers)");
   pb::add_sizes_context();
   pb::add_kernel_sizes_context();
 }

@@ -48,6 +48,9 @@ GUIDE_TARGET = 0.95
 # Dense solvers (bench/linalg_common.hpp): the factorisations report GFLOP/s, eigh and svd the time per call.
 LINALG_OPS = ["solve", "solve_batched", "cholesky", "eigh", "svd"]
 LINALG_TIME_OPS = ["eigh", "svd"]
+# Fourier transforms (bench/fft_common.hpp): GB/s of the input read and the output written once, so the
+# ratio porta/peer is one of times; the peers are FFTW (CPU, when built in) and cuFFT.
+FFT_OPS = ["fft_c2c", "fft_c2c_batch", "fft_r2c", "fft_c2c_2d", "fft_r2c_3d", "ifft_c2c"]
 BABELSTREAM_OPS = ["babelstream_" + k for k in ("copy", "mul", "add", "triad", "dot", "nstream")]
 BABELSTREAM_KERNEL_IMPL = "porta_kernel"
 # Built-in maps and BabelStream's built-in forms: at least the OpenMP loop at every size in this range
@@ -91,6 +94,14 @@ OP_TITLES = {
     "babelstream_triad": "BabelStream Triad a = b + s*c (a.assign(lazy(b) + s * lazy(c)); bytes: 3 arrays)",
     "babelstream_dot": "BabelStream Dot sum a*b (porta::dot; bytes: 2 arrays)",
     "babelstream_nstream": "BabelStream Nstream a += b + s*c (a.assign(A + (B + s * C)), lazy; bytes: 4 arrays)",
+    "fft_c2c": "1-D complex FFT of one line of n points (porta::fft::fft; bytes: input + output)",
+    "fft_c2c_batch": "1-D complex FFTs of a batch of short lines of n points (porta::fft::fft on (batch, n, 2); "
+                     "the batch is in the run's FFT sizes)",
+    "fft_r2c": "1-D real-to-complex FFT of n points (porta::fft::rfft; bytes: input + output)",
+    "fft_c2c_2d": "2-D complex FFT, n x n (porta::fft::fft2; bytes: input + output)",
+    "fft_r2c_3d": "3-D real-to-complex FFT, n^3 (porta::fft::rfftn; bytes: input + output)",
+    "ifft_c2c": "1-D inverse complex FFT of n points, divided by n (porta::fft::ifft; the _unscaled peer "
+                "leaves out the division)",
 }
 TIME_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -192,7 +203,7 @@ class Run:
         for op, _, _, _ in self.values:
             if op not in seen:
                 seen.append(op)
-        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS + BABELSTREAM_OPS + LINALG_OPS
+        order = MAP_OPS + REDUCE_OPS + MATMUL_OPS + LATENCY_OPS + BABELSTREAM_OPS + LINALG_OPS + FFT_OPS
         order += [o for k in KERNEL_OPS for o in (k, k + NVCC_SUFFIX)]
         return sorted(seen, key=lambda o: (order.index(o) if o in order else len(order), o))
 
@@ -238,8 +249,10 @@ def fmt_size(op, size):
     base = kernel_base(op)
     if base in ("heat_1d", "heat_2d", "guide_jacobi"):
         return "%dx%d" % (size, size)
-    if base == "guide_stencil3d":
+    if base == "guide_stencil3d" or op == "fft_r2c_3d":
         return "%d^3" % size
+    if op == "fft_c2c_2d":
+        return "%dx%d" % (size, size)
     if base in ("nbody", "nbody_energy", "cg"):
         return str(size)
     if op.startswith("matmul_ts"):
@@ -509,8 +522,9 @@ def nice_log_ticks(lo, hi):
 
 
 def svg_plot(run, path):
-    # A user-kernel case at one size is a single point: its table says more than a panel would.
-    ops = [op for op in run.ops() if kind_of(op) != "time" and not (
+    # A user-kernel case at one size is a single point, and the FFT cases are one size each or lengths of
+    # different kinds (2^20, 10^6, a prime): their tables say more than a panel would.
+    ops = [op for op in run.ops() if kind_of(op) != "time" and op not in FFT_OPS and not (
         kernel_base(op) and len({s for o, _, _, s in run.values if o == op}) < 2)]
     if not ops:
         return False
@@ -670,6 +684,9 @@ def report(runs, infos, svgs):
             ("Kokkos", c.get("kokkos") or c.get("kokkos-serial")),
             ("sizes", c.get("porta_sizes")),
             ("user-kernel sizes", c.get("porta_kernel_sizes")),
+            ("FFT sizes", c.get("porta_fft_sizes")),
+            ("FFTW", c.get("fftw")),
+            ("cuFFT", c.get("cufft_version")),
             ("Google Benchmark build", c.get("library_build_type")),
         ]
         for k, v in facts:
@@ -697,7 +714,8 @@ def report(runs, infos, svgs):
                   ("BabelStream (porta's built-ins, porta user kernels, BabelStream's OpenMP version)",
                    BABELSTREAM_OPS),
                   ("User kernels (porta beside the loop or kernel a user would write)", kernel_ops),
-                  ("Dense solvers", LINALG_OPS)]
+                  ("Dense solvers", LINALG_OPS),
+                  ("Fourier transforms (porta::fft beside FFTW or cuFFT called directly)", FFT_OPS)]
         latency = [op for op in run.ops() if kind_of(op) == "time" and op not in LINALG_OPS]
         groups.append(("Latency (host-observed time per call)", latency))
         # Every other group (sorts, scans, random numbers, sparse products, ...) under its op's name.

@@ -59,6 +59,14 @@ if [ -d .vendor ]; then
   fi
   export LD_LIBRARY_PATH="$v/blas:$v/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+# FFTW, the CPU peer of the fft benchmarks (GPL: linked into porta_cpu_bench only, never into
+# libporta): gpu-vendor.sh's copy when it made one, else the machine's own when it has one.
+if [ -f .vendor/fftw/include/fftw3.h ]; then
+  vendor_args+=(-DPORTA_BENCH_FFTW=ON -DPORTA_FFTW_ROOT="$porta_root/.vendor/fftw")
+  export LD_LIBRARY_PATH="$porta_root/.vendor/fftw/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+elif [ -f /usr/include/fftw3.h ]; then
+  vendor_args+=(-DPORTA_BENCH_FFTW=ON)
+fi
 
 # NCCL for porta's device collectives (its plugin loads libnccl.so.2 at run time) and for the
 # benchmark that calls it directly: the CUDA toolkit's, else the nvidia-nccl Python wheel's.
