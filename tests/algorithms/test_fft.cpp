@@ -179,6 +179,16 @@ TEMPLATE_TEST_CASE("fft and ifft along the last axis against the DFT sum, every 
       CHECK(x.to_vector() == h);
     }
   }
+  // Enough lines of a prime length to fill the CPU's lanes with Bluestein transforms side by side.
+  for (const std::int64_t n : {131, 1031}) {
+    const std::int64_t batch = 20;
+    INFO("n = " << n << ", batch " << batch);
+    const std::vector<T> h = random_values<T>(rng, 2 * batch * n);
+    const Field fx = complex_field(h, {batch, n});
+    const Array<T> y = pf::fft(Array<T>::from(h, Shape{batch, n, 2}, dev));
+    require_close(y, dft_axis(fx, 1, -1), true, tolerance<T>(n), "fft");
+    require_close(pf::ifft(y), fx, true, 2 * tolerance<T>(n) / std::sqrt(static_cast<long double>(n)), "ifft(fft(x))");
+  }
 }
 
 TEMPLATE_TEST_CASE("fft of long single lines (the CPU's six-step split and Bluestein) on sampled bins",
