@@ -422,7 +422,8 @@ const porta_backend_v1* cpu_backend() noexcept {
     namespace c = cpu;
     static std::string info;
     try {
-      info = c::openmp_description() + ", BLAS: " + c::blas_description() + ", gemm kernel: " + c::gemm_kernel_isa();
+      info = c::openmp_description() + ", BLAS: " + c::blas_description() + ", gemm kernel: " + c::gemm_kernel_isa() +
+             ", FFT: porta's own (" + c::fft_engine_isa() + ")";
     } catch (...) {
       info = "cpu";
     }

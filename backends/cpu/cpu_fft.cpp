@@ -21,6 +21,21 @@ PORTA_DECLARE_FFT_ENGINE(avx512)
 #endif
 #undef PORTA_DECLARE_FFT_ENGINE
 
+namespace {
+IsaLevel fft_level() noexcept {
+#if defined(PORTA_GEMM_X86_DISPATCH)
+  const IsaLevel level = cpu_isa().level;
+  return level == IsaLevel::avx ? IsaLevel::baseline : level;  // no build for plain AVX
+#else
+  return IsaLevel::baseline;
+#endif
+}
+}  // namespace
+
+const char* fft_engine_isa() noexcept {
+  return isa_level_name(fft_level());
+}
+
 porta_status fft(int dev, porta_fft_kind kind, porta_dtype dt, std::int32_t rank, std::int64_t n0, std::int64_t n1,
                  std::int64_t n2, std::int64_t batch, const void* x, void* y, double scale, porta_stream) noexcept {
   constexpr const char* fn = "fft";
@@ -32,7 +47,7 @@ porta_status fft(int dev, porta_fft_kind kind, porta_dtype dt, std::int32_t rank
   const porta_fft_kind k = static_cast<porta_fft_kind>(raw_enum(kind));
   const bool f32 = dt == PORTA_F32;
 #if defined(PORTA_GEMM_X86_DISPATCH)
-  const IsaLevel level = cpu_isa().level;
+  const IsaLevel level = fft_level();
   if (level == IsaLevel::avx512)
     avx512::fft_run(k, rank, z.n, batch, x, y, scale, f32);
   else if (level == IsaLevel::avx2)

@@ -22,5 +22,7 @@ namespace porta::detail::cpu {
 const char* blas_description() noexcept;
 // The instruction set porta's own gemm kernel runs with on this CPU: "avx512", "avx2", "baseline".
 const char* gemm_kernel_isa() noexcept;
+// The instruction set of the FFT engine build this CPU runs (cpu_fft.cpp).
+const char* fft_engine_isa() noexcept;
 
 }  // namespace porta::detail::cpu

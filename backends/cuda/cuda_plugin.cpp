@@ -659,8 +659,10 @@ struct Cuda {
       } else {
         std::snprintf(blas, sizeof blas, "cuBLAS %d.%d (headers)", CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR);
       }
-      std::snprintf(text, sizeof text, "CUDA runtime %d.%d, %s, architectures: %s", CUDART_VERSION / 1000,
-                    (CUDART_VERSION % 1000) / 10, blas, PORTA_CUDA_ARCH_TEXT);
+      int fft = 0;
+      if (cufftGetVersion(&fft) != CUFFT_SUCCESS) fft = CUFFT_VERSION;
+      std::snprintf(text, sizeof text, "CUDA runtime %d.%d, %s, cuFFT %d, architectures: %s", CUDART_VERSION / 1000,
+                    (CUDART_VERSION % 1000) / 10, blas, fft, PORTA_CUDA_ARCH_TEXT);
     });
     return text;
   }
