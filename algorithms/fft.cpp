@@ -73,6 +73,20 @@ Array<T> fft_transform(const char* fn, FftKind kind, bool inverse, const Array<T
     for (std::size_t j = 0; j < i; ++j)
       if (axes[i] == axes[j]) throw_invalid(fn, ("axis " + num(axes[i]) + " is repeated").c_str());
   const int rank = static_cast<int>(axes.size());
+  if (kind == FftKind::c2r && n_last == 1) {
+    // A real axis of one point keeps the real part of its zero frequency: what is left is the
+    // inverse over the other axes. Done here, since cuFFT's C2R of one point disagrees with NumPy
+    // when that part is not real.
+    std::vector<int> lead(axes.begin(), axes.end() - 1);
+    Array<T> inverse_lead;
+    if (!lead.empty()) inverse_lead = fft_transform(fn, FftKind::c2c, true, x, lead, 0, norm, stream);
+    const Array<T>& t = lead.empty() ? x : inverse_lead;
+    const Array<T> zero_frequency = t.slice(axes.back(), 0, 1).slice(logical, 0, 1);
+    Array<T> y = zero_frequency.contiguous(stream);
+    std::int64_t dims[Shape::kMaxRank] = {};
+    for (int i = 0; i < logical; ++i) dims[i] = y.dim(i);
+    return std::move(y).reshaped(make_shape(dims, logical));
+  }
 
   // The axes not transformed first (the batch), then `axes` in order, then the complex pair.
   int perm[Shape::kMaxRank] = {};

@@ -260,6 +260,18 @@ TEMPLATE_TEST_CASE("rfft and irfft: half spectra, odd and even lengths, cropping
     }
     CHECK(X.to_vector() == h);
   }
+  // A real axis of one point over a spectrum that is not Hermitian: NumPy's answer is the inverse
+  // over the other axes, then the real part of the zero frequency.
+  {
+    const std::vector<T> h = random_values<T>(rng, 2 * 3 * 4 * 6);
+    const Field fx = complex_field(h, {3, 4, 6});
+    const Array<T> X = Array<T>::from(h, Shape{3, 4, 6, 2}, dev);
+    const Array<T> y = pf::irfftn(X, {0, 2}, 1);
+    REQUIRE(y.shape() == Shape{3, 4, 1});
+    require_close(y, scaled(c2r_last(dft_axis(fx, 0, +1), 1), 1.0L / 3), false, 4 * tolerance<T>(3), "irfftn to 1");
+    REQUIRE(pf::irfft(X, 1).shape() == Shape{3, 4, 1});
+    require_close(pf::irfft(X, 1), c2r_last(fx, 1), false, 4 * tolerance<T>(1), "irfft to 1");
+  }
 }
 
 TEMPLATE_TEST_CASE("fft2, fftn over chosen axes, rfftn and irfftn against the separable DFT", "[fft][nd]", float,
