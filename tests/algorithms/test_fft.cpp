@@ -179,6 +179,30 @@ TEMPLATE_TEST_CASE("fft and ifft along the last axis against the DFT sum, every 
       CHECK(x.to_vector() == h);
     }
   }
+  // A batch of long lines (the CPU splits them by six steps, a chunk of lines at a time), complex
+  // and real (whose half-length complex lines are written h + 1 apart): sampled bins.
+  {
+    const std::int64_t batch = 20, n = 4096;
+    const std::vector<T> h = random_values<T>(rng, 2 * batch * n);
+    const Field fx = complex_field(h, {batch, n});
+    std::vector<std::int64_t> bins = {0, 1, n / 2, n - 1};
+    for (int i = 0; i < 12; ++i) bins.push_back(rng.index(n));
+    const Array<T> y = pf::fft(Array<T>::from(h, Shape{batch, n, 2}, dev));
+    require_close(y, dft_axis(fx, 1, -1, &bins), true, tolerance<T>(n), "fft of a batch of long lines");
+    require_close(pf::ifft(y), fx, true, 2 * tolerance<T>(n) / std::sqrt(static_cast<long double>(n)), "ifft(fft(x))");
+    const std::int64_t rows = 17, nr = 2 * n;
+    std::vector<T> re(static_cast<std::size_t>(rows * nr));
+    for (std::size_t i = 0; i < re.size(); ++i) re[i] = h[i % h.size()];
+    const Array<T> X = pf::rfft(Array<T>::from(re, Shape{rows, nr}, dev));
+    std::vector<std::int64_t> half_bins = {0, 1, n - 1, n};
+    Field full = dft_axis(real_field(re, {rows, nr}), 1, -1, &half_bins);
+    Field half{{rows, n + 1}, {}};
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k <= n; ++k) half.v.push_back(full.v[r * nr + k]);
+    require_close(X, half, true, tolerance<T>(nr), "rfft of a batch of long lines");
+    require_close(pf::irfft(X, nr), real_field(re, {rows, nr}), false,
+                  2 * tolerance<T>(nr) / std::sqrt(static_cast<long double>(nr)), "irfft(rfft(x))");
+  }
   // Enough lines of a prime length to fill the CPU's lanes with Bluestein transforms side by side.
   for (const std::int64_t n : {131, 1031}) {
     const std::int64_t batch = 20;
