@@ -98,11 +98,10 @@ Field c2r_last(const Field& x, std::int64_t n) {
   return y;
 }
 
+// Fresh values in [-1, 1].
 template <class T>
 std::vector<T> random_values(porta_test::Rng& rng, std::int64_t n) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (T& x : v) x = rng.uniform<T>(T(-1), T(1));
-  return v;
+  return porta_test::uniform<T>(rng, n, T(-1), T(1));
 }
 
 // Interleaved pairs <-> complex values.
