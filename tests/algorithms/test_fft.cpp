@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -376,6 +377,45 @@ TEMPLATE_TEST_CASE("fft normalisations, strided views and empty batches", "[fft]
   const Array<T> empty(Shape{0, n, 2}, dev);
   CHECK(pf::fft(empty).shape() == Shape{0, n, 2});
   CHECK(pf::rfft(Array<T>(Shape{0, n}, dev)).shape() == Shape{0, n / 2 + 1, 2});
+}
+
+// The CPU engine's way through a call (which lines a thread takes, one plane at a time or one axis
+// at a time, a long line's halves split over the threads) depends on the thread count; its bits
+// must not. Shapes for each of those choices, at counts on either side of them.
+TEMPLATE_TEST_CASE("fft gives the same bits at every CPU thread count", "[fft][threads]", float, double) {
+  using T = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  if (dev.type != porta::DeviceType::cpu) return;  // the promise is the CPU's (cuFFT has no threads)
+  PORTA_RNG(rng);
+  const auto make = [&](std::vector<std::int64_t> dims, bool pair) {
+    std::int64_t total = pair ? 2 : 1;
+    for (const std::int64_t d : dims) total *= d;
+    return Array<T>::from(random_values<T>(rng, total), shape_of(dims, pair), dev);
+  };
+  const Array<T> lines = make({5, 4096}, true), line = make({1 << 16}, true), real_line = make({1 << 17}, false);
+  const Array<T> cube = make({6, 48, 40}, true), real_cube = make({5, 32, 64}, false);
+  std::vector<std::vector<T>> first;
+  porta_test::for_each_thread_count({1, 2, 3, 7}, [&](int threads) {
+    INFO(threads << " threads");
+    std::vector<Array<T>> got;
+    got.push_back(pf::fft(lines));
+    got.push_back(pf::ifft(line));
+    got.push_back(pf::rfft(real_line));
+    got.push_back(pf::irfft(got.back()));
+    got.push_back(pf::fftn(cube));
+    got.push_back(pf::fft2(cube));
+    got.push_back(pf::rfftn(real_cube));
+    got.push_back(pf::irfftn(got.back(), {}, 64));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("result " << i);
+      const std::vector<T> v = got[i].to_vector();
+      if (first.size() <= i)
+        first.push_back(v);
+      else
+        CHECK(std::equal(v.begin(), v.end(), first[i].begin(), first[i].end(),
+                         [](T a, T b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }));
+    }
+  });
 }
 
 TEMPLATE_TEST_CASE("fft errors name the problem", "[fft][errors]", float, double) {
