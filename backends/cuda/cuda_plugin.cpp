@@ -343,16 +343,27 @@ porta_status fft_error(const char* call, cufftResult r) noexcept {
 }
 
 // cuFFT plans of one device, made on first use of a shape and kept (planning costs milliseconds;
-// cupy and torch cache them the same way). A plan holds no workspace (auto-allocation off): each call
-// takes one from the stream-ordered pool. The mutex covers set-stream and the execution that
+// cupy and torch cache them the same way). Auto-allocation is off: a plan whose work area is small
+// keeps one of its own for the first stream that runs it, so that repeated calls there (the common
+// case, and the one where a call's fixed cost shows) allocate nothing and set nothing; calls on other
+// streams, and plans with large work areas, take theirs from the stream-ordered pool. A kept area is
+// safe to reuse because work on one stream runs in order, and stream_destroy synchronises a stream
+// before its handle can come back for another. The mutex covers set-stream and the execution that
 // follows it, as for the cuBLAS handle.
 struct DeviceFft {
   using Key = std::tuple<int, int, long long, long long, long long, long long>;
   struct Plan {
     cufftHandle handle = 0;
     std::size_t work = 0;
+    void* kept = nullptr;  // the kept work area (cudaMalloc), for `owner` only
+    cudaStream_t owner = nullptr;
+    bool owned = false;
+    cudaStream_t stream = nullptr;  // what the handle was last given
+    void* area = nullptr;
+    bool set = false;
   };
   static constexpr std::size_t kMaxPlans = 64;
+  static constexpr std::size_t kMaxKept = std::size_t(64) << 20;  // bytes of a work area worth keeping
   std::mutex mutex;
   std::map<Key, Plan> plans;
 };
@@ -795,7 +806,10 @@ struct Cuda {
         // Work enqueued with the old plans must finish before they go.
         const cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) return runtime_error("cudaDeviceSynchronize", e, "fft");
-        for (auto& p : df.plans) (void)cufftDestroy(p.second.handle);
+        for (auto& p : df.plans) {
+          (void)cufftDestroy(p.second.handle);
+          if (p.second.kept != nullptr) (void)cudaFree(p.second.kept);
+        }
         df.plans.clear();
       }
       DeviceFft::Plan plan;
@@ -811,20 +825,34 @@ struct Cuda {
       }
       it = df.plans.emplace(key, plan).first;
     }
-    const DeviceFft::Plan& plan = it->second;
+    DeviceFft::Plan& plan = it->second;
+    if (!plan.owned && plan.work > 0 && plan.work <= DeviceFft::kMaxKept) {
+      plan.owned = true;  // tried once; without memory for it, this plan takes the pool's
+      plan.owner = stream;
+      if (cudaMalloc(&plan.kept, plan.work) != cudaSuccess) {
+        (void)cudaGetLastError();
+        plan.kept = nullptr;
+      }
+    }
+    const bool use_kept = plan.kept != nullptr && plan.owner == stream;
+    const std::size_t pooled_work = use_kept ? 0 : plan.work;
     const std::size_t elem = f32 ? sizeof(float) : sizeof(double);
     const std::size_t copy_bytes = k == PORTA_FFT_C2R ? static_cast<std::size_t>(z.x * batch) * elem : 0;
     StreamBuffer buf(stream, "fft");
     if (const porta_status st =
-            buf.allocate(StreamBuffer::part(plan.work) + StreamBuffer::part(copy_bytes), "workspace");
+            buf.allocate(StreamBuffer::part(pooled_work) + StreamBuffer::part(copy_bytes), "workspace");
         st != PORTA_OK)
       return st;
-    cufftResult r = cufftSetStream(plan.handle, stream);
-    if (r == CUFFT_SUCCESS) r = cufftSetWorkArea(plan.handle, plan.work > 0 ? buf.at<void>(0) : nullptr);
+    void* const area = use_kept ? plan.kept : plan.work > 0 ? buf.at<void>(0) : nullptr;
+    cufftResult r = CUFFT_SUCCESS;
+    if (!plan.set || plan.stream != stream) r = cufftSetStream(plan.handle, stream);
+    if (r == CUFFT_SUCCESS && (!plan.set || plan.area != area)) r = cufftSetWorkArea(plan.handle, area);
+    plan.set = r == CUFFT_SUCCESS;
+    plan.stream = stream, plan.area = area;
     if (r != CUFFT_SUCCESS) return fft_error("cufftSetStream", r);
     void* in = const_cast<void*>(x);  // cuFFT's signatures are not const; C2C and R2C leave it intact
     if (copy_bytes > 0) {
-      in = buf.at<void>(StreamBuffer::part(plan.work));
+      in = buf.at<void>(StreamBuffer::part(pooled_work));
       const cudaError_t e = cudaMemcpyAsync(in, x, copy_bytes, cudaMemcpyDeviceToDevice, stream);
       if (e != cudaSuccess) return runtime_error("cudaMemcpyAsync", e, "fft");
       // A 1-D C2R reads the zero frequency (and n / 2) as real, as NumPy and the CPU do; cuFFT may not.
