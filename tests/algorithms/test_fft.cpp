@@ -303,10 +303,10 @@ TEMPLATE_TEST_CASE("fft2, fftn over chosen axes, rfftn and irfftn against the se
   using T = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  // 2-D over the last two axes of a batch, and 3-D, complex; long axes (288, 256) before short
+  // 2-D over the last two axes of a batch, and 3-D, complex; long axes (288, 256, 600) before short
   // last ones, whose columns fill part of a group of lanes.
-  for (const std::vector<std::int64_t>& dims :
-       std::vector<std::vector<std::int64_t>>{{3, 12, 10}, {8, 6, 5}, {2, 64, 33}, {2, 288, 17}, {256, 3, 2}}) {
+  for (const std::vector<std::int64_t>& dims : std::vector<std::vector<std::int64_t>>{
+           {3, 12, 10}, {8, 6, 5}, {2, 64, 33}, {2, 288, 17}, {256, 3, 2}, {2, 600, 3}}) {
     std::int64_t total = 1;
     for (const std::int64_t d : dims) total *= d;
     INFO("shape " << dims[0] << " x " << dims[1] << " x " << dims[2]);
