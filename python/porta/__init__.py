@@ -30,6 +30,7 @@ from ._porta import (
     add,
     axpy,
     build_info,
+    conj,
     copy,
     cos,
     default_device,
@@ -43,6 +44,7 @@ from ._porta import (
     fill,
     from_dlpack,
     gemm,
+    imag,
     info,
     iota,
     is_available,
@@ -59,6 +61,7 @@ from ._porta import (
     norm2,
     pow,
     prod,
+    real,
     relu,
     relu_grad,
     select_device,
@@ -73,6 +76,7 @@ from ._porta import (
     tanh,
     transpose,
     unavailable_reason,
+    vdot,
 )
 from ._porta import fft, linalg, sparse
 
@@ -98,17 +102,22 @@ float32 = "float32"
 float64 = "float64"
 int32 = "int32"
 int64 = "int64"
-dtypes = (float32, float64, int32, int64)
+complex64 = "complex64"
+complex128 = "complex128"
+dtypes = (float32, float64, int32, int64, complex64, complex128)
+_SUPPORTED = "porta has float32, float64, int32, int64, complex64 and complex128"
 
 
 def _dtype_name(dtype):
-    """'float32' from 'float32', numpy.float32, numpy.dtype('f4'), torch.float32, float, int."""
+    """'float32' from 'float32', numpy.float32, numpy.dtype('f4'), torch.float32, float, int, complex."""
     if dtype is None or isinstance(dtype, str):
         return dtype
     if dtype is float:
         return float64
     if dtype is int:
         return int64
+    if dtype is complex:
+        return complex128
     name = getattr(dtype, "name", None)  # numpy.dtype
     if isinstance(name, str):
         return name
@@ -149,11 +158,14 @@ def _host_buffer(obj, dtype):
     shape, flat = [], []
     _flatten(obj, shape, flat)
     if dtype is None:
-        dtype = float64 if any(isinstance(v, float) for v in flat) else int64
+        if any(isinstance(v, complex) for v in flat):
+            dtype = complex128
+        else:
+            dtype = float64 if any(isinstance(v, float) for v in flat) else int64
+    if dtype in (complex64, complex128):
+        raise InvalidArgument("porta.array: complex values need NumPy here (array.array has no complex type)")
     if dtype not in _TYPECODES:
-        raise InvalidArgument(
-            "porta.array: dtype '%s' is not supported (porta has float32, float64, int32 and int64)" % dtype
-        )
+        raise InvalidArgument("porta.array: dtype '%s' is not supported (%s)" % (dtype, _SUPPORTED))
     buf = pyarray.array(_TYPECODES[dtype], flat)
     view = memoryview(buf).cast("B")
     return view.cast(_TYPECODES[dtype], shape) if shape and 0 not in shape else view.cast(_TYPECODES[dtype])
@@ -172,10 +184,8 @@ def array(obj, dtype=None, device=None, stream=None):
             return a
         return a.to(a.device if device is None else device, stream=stream)
     buf = _host_buffer(obj, dtype)
-    if dtype is None and hasattr(buf, "dtype") and buf.dtype.name not in _TYPECODES:
-        raise InvalidArgument(
-            "porta.array: dtype %s is not supported (porta has float32, float64, int32 and int64)" % buf.dtype.name
-        )
+    if dtype is None and hasattr(buf, "dtype") and buf.dtype.name not in dtypes:
+        raise InvalidArgument("porta.array: dtype %s is not supported (%s)" % (buf.dtype.name, _SUPPORTED))
     return _porta._from_buffer(buf, device, stream)
 
 
@@ -262,6 +272,10 @@ Array.tolist = lambda self: _numpy(self).tolist()
 Array.item = _item
 Array.astype = _astype_dtype
 Array.T = property(transpose)
+Array.real = property(real, doc="The real part, a new array (numpy's .real; float32 or float64 for complex).")
+Array.imag = property(imag, doc="The imaginary part, a new array (numpy's .imag; zeros for a real array).")
+Array.conj = lambda self, stream=None: conj(self, stream=stream)
+Array.conjugate = Array.conj
 Array.sum = lambda self, axis=None, stream=None: sum(self, axis, stream=stream)
 Array.prod = lambda self, axis=None, stream=None: prod(self, axis, stream=stream)
 Array.min = lambda self, axis=None, stream=None: min(self, axis, stream=stream)

@@ -56,10 +56,33 @@ Array<T>& as(py::handle h, const char* fn, const char* name) {
   return as<T>(*b, fn, name, detail::dtype_of<T>());
 }
 
-// A Python number as T: a float for an integer array is refused rather than truncated.
+// A complex Python number: complex, a NumPy complex scalar, anything with __complex__ but not
+// float's own conversion (NumPy's complex64 has __float__ too, which drops the imaginary part).
+inline bool is_complex_number(py::handle h) {
+  return PyComplex_Check(h.ptr()) ||
+         (!PyFloat_Check(h.ptr()) && !PyIndex_Check(h.ptr()) && py::hasattr(h, "__complex__"));
+}
+
+[[noreturn]] inline void refuse_complex_scalar(const char* fn, const char* name, porta_dtype array) {
+  const char* to = array == PORTA_F32 ? "complex64" : "complex128";  // the array's precision
+  invalid(fn, std::string(name) + " is complex and the array is " + detail::dtype_name(array) +
+                  " (porta does not promote dtypes: astype('" + to + "') converts)");
+}
+
+// A Python number as T: a float for an integer array is refused rather than truncated, and a
+// complex number for a real array rather than cut to its real part.
 template <class T>
 T scalar(py::handle h, const char* fn, const char* name) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    if (PyComplex_Check(h.ptr()) || PyNumber_Check(h.ptr())) {
+      const Py_complex c = PyComplex_AsCComplex(h.ptr());
+      if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+      // scalar_as saturates a double beyond float's range to +-inf, as IEEE rounding does.
+      return T(detail::scalar_as<R>(c.real, fn), detail::scalar_as<R>(c.imag, fn));
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (is_complex_number(h)) refuse_complex_scalar(fn, name, detail::dtype_of<T>());
     if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyNumber_Check(h.ptr()))
       return static_cast<T>(h.cast<double>());
   } else {
@@ -73,8 +96,27 @@ T scalar(py::handle h, const char* fn, const char* name) {
     if (PyFloat_Check(h.ptr()))
       invalid(fn, std::string(name) + " is a float and the array is " + detail::dtype_name(detail::dtype_of<T>()) +
                       " (porta does not promote dtypes: astype converts)");
+    if (is_complex_number(h)) refuse_complex_scalar(fn, name, detail::dtype_of<T>());
   }
   throw py::type_error(std::string(fn) + ": " + name + " must be a porta.Array or a number");
+}
+
+// A value of an array's dtype as a Python number: complex for complex64 and complex128.
+template <class T>
+py::object number(T v) {
+  if constexpr (is_complex_v<T>) {
+    PyObject* z = PyComplex_FromDoubles(static_cast<double>(v.re), static_cast<double>(v.im));
+    if (z == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(z);
+  } else {
+    return py::cast(v);
+  }
+}
+
+// The TypeError of an operation that complex numbers do not have (an order: min, max, minimum; or no
+// complex form in porta: sin, pow, ...), raised before porta is called, as Python raises for 1j < 2j.
+[[noreturn]] inline void no_complex_form(const char* fn, porta_dtype dt, const char* why) {
+  throw py::type_error(std::string(fn) + ": not defined for " + detail::dtype_name(dt) + " (" + why + ")");
 }
 
 }  // namespace porta::python

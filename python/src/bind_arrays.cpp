@@ -62,7 +62,7 @@ std::string repr(ArrayBox& b) {
 void bind_array_type(py::module_& m) {
   py::class_<ArrayBox, BoxPtr> array(m, "Array", py::buffer_protocol(),
                                      "A contiguous row-major array on a device, up to 4-D: float32, float64, "
-                                     "int32 or int64.");
+                                     "int32, int64, complex64 or complex128.");
   // pybind11 installed its own buffer slot; porta's refuses GPU arrays with a reason instead.
   install_buffer_protocol(array);
   array
@@ -195,11 +195,20 @@ void bind_creation(py::module_& m) {
       "_arange",
       [](py::handle start, py::handle stop, py::handle step, const std::string& dtype, py::handle device) {
         const Device dev = device_arg(device);
-        return with_dtype(parse_dtype("porta.arange", dtype), [&](auto tag) {
+        return with_dtype(parse_dtype("porta.arange", dtype), [&](auto tag) -> py::object {
           using T = decltype(tag);
-          return wrap(porta::arange<T>(scalar<T>(start, "porta.arange", "start"),
-                                       scalar<T>(stop, "porta.arange", "stop"), scalar<T>(step, "porta.arange", "step"),
-                                       dev));
+          // A range needs an order, which complex numbers do not have.
+          if constexpr (is_complex_v<T>) {
+            const std::string name = detail::dtype_name(detail::dtype_of<T>());
+            invalid("porta.arange", "dtype " + name +
+                                        " is not supported (arange makes real and integer arrays: "
+                                        "porta.arange(...).astype('" +
+                                        name + "') converts)");
+          } else {
+            return wrap(porta::arange<T>(scalar<T>(start, "porta.arange", "start"),
+                                         scalar<T>(stop, "porta.arange", "stop"),
+                                         scalar<T>(step, "porta.arange", "step"), dev));
+          }
         });
       },
       py::arg("start"), py::arg("stop"), py::arg("step"), py::arg("dtype"), py::arg("device") = py::none());

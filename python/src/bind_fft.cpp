@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // porta.fft (bindings.hpp): porta/fft.hpp in Python, under numpy.fft's names and arguments (also
-// those of cupy.fft). porta has no complex dtype: a complex array is a float32 or float64 porta.Array
-// whose last axis of 2 holds (real, imaginary), as torch.view_as_real lays it out, and axes are
-// counted without that pair axis. Other dtypes are porta.InvalidArgument, since porta does not promote.
+// those of cupy.fft). It takes no complex64 or complex128 arrays yet: a complex array is a float32
+// or float64 porta.Array whose last axis of 2 holds (real, imaginary), as torch.view_as_real lays it
+// out, and axes are counted without that pair axis. Other dtypes are porta.InvalidArgument, since
+// porta does not promote.
 //
 // porta transforms whole axes: numpy.fft's `n` and `s`, which crop or zero-pad the input first, are
 // taken only where they change nothing or where the C++ API has them (the output length of irfft and
@@ -44,6 +45,11 @@ py::object with_signal(const char* fn, py::handle x, F&& f) {
         using T = value_of<decltype(a)>;
         if constexpr (std::is_floating_point_v<T>) {
           return f(a);
+        } else if constexpr (is_complex_v<T>) {
+          // astype('float64') would drop the imaginary parts: no hint to convert.
+          invalid(fn, std::string("x is ") + dtype_name(*box) +
+                          "; porta.fft has no complex dtype form: it takes complex values as a float32 or float64 "
+                          "array whose last axis of 2 holds (real, imaginary)");
         } else {
           invalid(fn, std::string("x is ") + dtype_name(*box) +
                           "; porta.fft takes float32 or float64 arrays, complex ones with a last axis of 2 (porta "

@@ -74,6 +74,11 @@ bool is_float(porta_dtype d) {
   return d == PORTA_F32 || d == PORTA_F64;
 }
 
+// int32 or int64: "not a float" would let the complex dtypes through.
+bool is_index(porta_dtype d) {
+  return d == PORTA_I32 || d == PORTA_I64;
+}
+
 std::string dname(porta_dtype d) {
   return detail::dtype_name(d);
 }
@@ -141,6 +146,9 @@ HostSeq host_seq(py::handle h, const char* fn, const char* name, int ndim) {
     std::visit(
         [&](auto& a) {
           using S = value_of<decltype(a)>;
+          if constexpr (is_complex_v<S>)
+            throw py::type_error(std::string(fn) + ": " + name + " is " + dtype_name(*b) +
+                                 "; porta.sparse reads real numbers (float32, float64) and integers");
           if (a.rank() != ndim)
             invalid(fn, std::string(name) + " must be " + std::to_string(ndim) + "-D (it is " + a.shape().to_string() +
                             ")");
@@ -314,7 +322,7 @@ porta_dtype index_dtype(const char* fn, const HostSeq& a, const char* a_name, co
   const std::optional<porta_dtype> want = dtype_arg(index_dtype_arg, fn);
   if (a.device) {
     const std::optional<porta_dtype> ta = a.porta_type(), tb = b.porta_type();
-    if (!ta || !tb || is_float(*ta) || is_float(*tb) || *ta != *tb)
+    if (!ta || !tb || !is_index(*ta) || !is_index(*tb) || *ta != *tb)
       throw py::type_error(std::string(fn) + ": " + a_name + " is " + a.dtype + " and " + b_name + " is " + b.dtype +
                            "; they must both be int32 or both int64");
     if (want && *want != *ta)
@@ -323,7 +331,7 @@ porta_dtype index_dtype(const char* fn, const HostSeq& a, const char* a_name, co
     return *ta;
   }
   if (want) {
-    if (is_float(*want)) invalid(fn, "index_dtype " + dname(*want) + " is not int32 or int64");
+    if (!is_index(*want)) invalid(fn, "index_dtype " + dname(*want) + " is not int32 or int64");
     return *want;
   }
   const int64_t most = std::numeric_limits<int32_t>::max();
@@ -376,7 +384,7 @@ CsrPtr from_device_arrays(const char* fn, ArrayBox& data, ArrayBox& indices, Arr
   if (!is_float(vt))
     throw py::type_error(std::string(fn) + ": data is " + dname(vt) +
                          "; a csr_matrix holds float32 or float64 values (data.astype('float64') converts)");
-  if (is_float(it) || it != pt)
+  if (!is_index(it) || it != pt)
     throw py::type_error(std::string(fn) + ": indices is " + dname(it) + " and indptr is " + dname(pt) +
                          "; they must both be int32 or both int64 (astype converts)");
   if (const auto want = dtype_arg(dtype, fn); want && *want != vt)
@@ -484,7 +492,7 @@ CsrPtr from_dense(const char* fn, const HostSeq& dense, std::optional<std::pair<
                     ") differs from the dense matrix's (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   const porta_dtype vt = value_dtype(fn, dense, dtype);
   const std::optional<porta_dtype> want_index = dtype_arg(index_dt, fn);
-  if (want_index && is_float(*want_index)) invalid(fn, "index_dtype " + dname(*want_index) + " is not int32 or int64");
+  if (want_index && !is_index(*want_index)) invalid(fn, "index_dtype " + dname(*want_index) + " is not int32 or int64");
   // rows * cols bounds the entry count, which int32 must hold too.
   const int64_t most = std::numeric_limits<int32_t>::max();
   const porta_dtype it = want_index ? *want_index : (rows * cols <= most ? PORTA_I32 : PORTA_I64);
@@ -552,7 +560,7 @@ CsrPtr construct(py::handle arg1, py::handle shape_h, py::handle dtype, bool cop
       const std::optional<porta_dtype> wi = dtype_arg(index_dt, fn);
       const int64_t most = std::numeric_limits<int32_t>::max();
       const porta_dtype it = wi ? *wi : (rows <= most && cols <= most ? PORTA_I32 : PORTA_I64);
-      if (is_float(it)) invalid(fn, "index_dtype " + dname(it) + " is not int32 or int64");
+      if (!is_index(it)) invalid(fn, "index_dtype " + dname(it) + " is not int32 or int64");
       const Device dev = device_arg(device);
       return with_csr_types(vt, it, [&](auto tv, auto ti) {
         using T = decltype(tv);

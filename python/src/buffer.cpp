@@ -16,9 +16,15 @@
 namespace porta::python {
 namespace {
 
-// The porta dtype of a buffer-protocol format ("f", "<d", "l", "q", ...), or nullopt.
+// The porta dtype of a buffer-protocol format ("f", "<d", "l", "q", "Zf", ...), or nullopt.
 std::optional<porta_dtype> dtype_of_format(std::string f, py::ssize_t itemsize) {
   if (!f.empty() && (f[0] == '@' || f[0] == '=' || f[0] == '<')) f.erase(0, 1);
+  // PEP 3118's complex types: Z and the type of each part (NumPy's complex64 is "Zf").
+  if (f.size() == 2 && f[0] == 'Z') {
+    if (f[1] == 'f' && itemsize == 8) return PORTA_C64;
+    if (f[1] == 'd' && itemsize == 16) return PORTA_C128;
+    return std::nullopt;
+  }
   if (f.size() != 1) return std::nullopt;
   switch (f[0]) {
     case 'f':
@@ -49,6 +55,10 @@ const char* buffer_format(porta_dtype dt) {
       return "i";
     case PORTA_I64:
       return "q";
+    case PORTA_C64:
+      return "Zf";
+    case PORTA_C128:
+      return "Zd";
   }
   return "B";
 }
@@ -118,7 +128,7 @@ py::object from_buffer(py::buffer buf, py::handle device, const Stream* stream) 
   const char* fn = "porta.array";
   py::buffer_info info = buf.request();
   const auto dt = dtype_of_format(info.format, info.itemsize);
-  if (!dt) invalid(fn, "buffer format '" + info.format + "' is not float32, float64, int32 or int64");
+  if (!dt) invalid(fn, "buffer format '" + info.format + "' is not a dtype porta has (" + kDtypeList + ")");
   std::vector<std::int64_t> dims(info.shape.begin(), info.shape.end());
   py::ssize_t expect = info.itemsize;
   for (int i = static_cast<int>(info.ndim) - 1; i >= 0; --i) {

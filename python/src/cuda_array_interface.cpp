@@ -19,6 +19,10 @@ const char* typestr(porta_dtype dt) {
       return "<i4";
     case PORTA_I64:
       return "<i8";
+    case PORTA_C64:
+      return "<c8";
+    case PORTA_C128:
+      return "<c16";
   }
   return "|u1";
 }

@@ -24,6 +24,11 @@ dlpack::DataType dl_dtype(porta_dtype dt) {
       return {dlpack::kDLInt, 32, 1};
     case PORTA_I64:
       return {dlpack::kDLInt, 64, 1};
+    // DLPack counts a complex type's bits over both parts.
+    case PORTA_C64:
+      return {dlpack::kDLComplex, 64, 1};
+    case PORTA_C128:
+      return {dlpack::kDLComplex, 128, 1};
   }
   return {dlpack::kDLUInt, 8, 1};
 }

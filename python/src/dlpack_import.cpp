@@ -63,6 +63,8 @@ std::optional<porta_dtype> porta_dtype_of(dlpack::DataType d) {
   if (d.code == dlpack::kDLFloat && d.bits == 64) return PORTA_F64;
   if (d.code == dlpack::kDLInt && d.bits == 32) return PORTA_I32;
   if (d.code == dlpack::kDLInt && d.bits == 64) return PORTA_I64;
+  if (d.code == dlpack::kDLComplex && d.bits == 64) return PORTA_C64;
+  if (d.code == dlpack::kDLComplex && d.bits == 128) return PORTA_C128;
   return std::nullopt;
 }
 
@@ -110,8 +112,7 @@ py::object consume_capsule(py::handle cap, py::handle copy) {
   // producer, whose capsule destructor frees the tensor.
   const Device dev = usable_device(t->device.device_type, t->device.device_id, fn);
   const auto dt = porta_dtype_of(t->dtype);
-  if (!dt)
-    invalid(fn, "dtype " + dl_dtype_name(t->dtype) + " is not supported (porta has float32, float64, int32 and int64)");
+  if (!dt) invalid(fn, "dtype " + dl_dtype_name(t->dtype) + " is not supported (" + kDtypeList + ")");
   if (t->ndim < 0 || t->ndim > Shape::kMaxRank) invalid(fn, "rank " + std::to_string(t->ndim) + " is above porta's 4");
   std::vector<std::int64_t> dims(t->shape, t->shape + t->ndim);
   std::int64_t n = 1;

@@ -11,7 +11,10 @@ porta_dtype parse_dtype(const std::string& fn, const std::string& name) {
   if (name == "float64" || name == "f8" || name == "double" || name == "float") return PORTA_F64;
   if (name == "int32" || name == "i4") return PORTA_I32;
   if (name == "int64" || name == "i8" || name == "int") return PORTA_I64;
-  invalid(fn, "dtype '" + name + "' is not supported (porta has float32, float64, int32 and int64)");
+  if (name == "complex64" || name == "c8" || name == "csingle") return PORTA_C64;
+  // Python's complex is NumPy's complex128, as float is float64.
+  if (name == "complex128" || name == "c16" || name == "cdouble" || name == "complex") return PORTA_C128;
+  invalid(fn, "dtype '" + name + "' is not supported (" + std::string(kDtypeList) + ")");
 }
 
 }  // namespace porta::python

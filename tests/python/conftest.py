@@ -9,13 +9,33 @@ import porta
 
 DTYPES = ["float32", "float64", "int32", "int64"]
 FLOATS = ["float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
+
+
+def _devices():
+    """The CPU, cpu:strict (a CPU whose memory the host cannot touch, as a GPU's) and a GPU if there is one."""
+    devs = ["cpu"]
+    if porta.info()["strict_device"]:
+        devs.append("cpu:strict")
+    d = porta.default_device()
+    if d.type != "cpu":
+        devs.append(str(d))
+    return devs
+
+
+# The devices the tests of a module that takes every device are parametrised over.
+DEVICES = _devices()
 
 
 def random_host(shape, dtype, rng, low=-2.0, high=2.0):
-    """Fresh random values, never zeros (a kernel that writes nothing must not pass)."""
+    """Fresh random values, never zeros (a kernel that writes nothing must not pass); complex ones
+    have both parts non-zero, so that a lost imaginary part shows."""
     if dtype.startswith("int"):
         v = rng.integers(1, 50, size=shape)
         return np.asarray(v * rng.choice([-1, 1], size=shape), dtype=dtype)
+    if dtype.startswith("complex"):
+        re, im = (rng.uniform(0.25, high, size=shape) * rng.choice([-1, 1], size=shape) for _ in range(2))
+        return np.asarray(re + 1j * im, dtype=dtype)
     v = rng.uniform(0.25, high, size=shape) * rng.choice([-1, 1], size=shape)
     return np.asarray(v, dtype=dtype)  # a 0-d array, not a NumPy scalar, for shape ()
 

@@ -10,25 +10,11 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import FLOATS
+from conftest import DEVICES, FLOATS
 
 import porta
 import porta.fft
 from porta.fft import fft, fft2, fftfreq, fftn, ifft, ifft2, ifftn, irfft, irfft2, irfftn, rfft, rfft2, rfftfreq, rfftn
-
-
-def _devices():
-    """The CPU, cpu:strict (a CPU whose memory the host cannot touch, as a GPU's) and a GPU if there is one."""
-    devs = ["cpu"]
-    if porta.info()["strict_device"]:
-        devs.append("cpu:strict")
-    d = porta.default_device()
-    if d.type != "cpu":
-        devs.append(str(d))
-    return devs
-
-
-DEVICES = _devices()
 
 LENGTHS = [1, 2, 5, 16, 17, 97, 100, 128, 4099]
 NORMS = [None, "backward", "ortho", "forward"]

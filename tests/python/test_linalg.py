@@ -11,25 +11,12 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import FLOATS
+from conftest import DEVICES, FLOATS
 
 import porta
 import porta.linalg
 from porta.linalg import cholesky, eigh, inv, qr, solve, svd
 
-
-def _devices():
-    """The CPU, cpu:strict (a CPU whose memory the host cannot touch, as a GPU's) and a GPU if there is one."""
-    devs = ["cpu"]
-    if porta.info()["strict_device"]:
-        devs.append("cpu:strict")
-    d = porta.default_device()
-    if d.type != "cpu":
-        devs.append(str(d))
-    return devs
-
-
-DEVICES = _devices()
 
 SQUARE = [(1, 1), (5, 5), (16, 16), (3, 4, 4), (2, 3, 6, 6)]
 EMPTY_SQUARE = [(0, 0), (0, 3, 3), (2, 0, 0), (2, 0, 4, 4)]
