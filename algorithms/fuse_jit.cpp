@@ -71,6 +71,7 @@ constexpr const char* kUnaryCode[] = {
     "porta::rtc::relu($a)",     // RELU
     "porta::rtc::sigmoid($a)",  // SIGMOID
     "$a * $a",                  // SQUARE
+    "$a",                       // CONJ (of the real and integer dtypes fused expressions take)
 };
 constexpr const char* kBinaryCode[] = {
     "$a + $b",                    // ADD
@@ -82,7 +83,7 @@ constexpr const char* kBinaryCode[] = {
     "porta::rtc::pow($a, $b)",    // POW
     "($b > $t(0) ? $a : $t(0))",  // RELU_GRAD
 };
-static_assert(sizeof kUnaryCode / sizeof *kUnaryCode == PORTA_UNARY_COUNT && PORTA_UNARY_SQUARE == 10,
+static_assert(sizeof kUnaryCode / sizeof *kUnaryCode == PORTA_UNARY_COUNT && PORTA_UNARY_CONJ == 11,
               "a unary op without its run-time form");
 static_assert(sizeof kBinaryCode / sizeof *kBinaryCode == PORTA_BINARY_COUNT && PORTA_BINARY_RELU_GRAD == 7,
               "a binary op without its run-time form");

@@ -175,6 +175,9 @@ Array<T> scalar_new(porta_binary_op op, const char* fn, const Array<T>& x, T val
 
 template <class T>
 void unary_run(const BackendCall& c, porta_unary_op op, const Array<T>& x, Array<T>& out, const Stream& stream) {
+  if constexpr (is_complex_v<T>) {  // the unary entry would write reals into a complex array
+    if (op == PORTA_UNARY_ABS) throw_invalid(c.fn, "|z| of a complex array is real: porta::abs(z) returns it");
+  }
   if (x.size() == 0) return;
   Array<T> hold;
   const Array<T>& cx = contiguous_input(x, hold, stream);
@@ -271,7 +274,81 @@ PORTA_DEFINE_UNARY(tanh, PORTA_UNARY_TANH)
 PORTA_DEFINE_UNARY(relu, PORTA_UNARY_RELU)
 PORTA_DEFINE_UNARY(sigmoid, PORTA_UNARY_SIGMOID)
 PORTA_DEFINE_UNARY(square, PORTA_UNARY_SQUARE)
+PORTA_DEFINE_UNARY(conj, PORTA_UNARY_CONJ)
 #undef PORTA_DEFINE_UNARY
+
+// ---- complex parts ---------------------------------------------------------------------------------
+template <class T>
+Array<T> abs(const Array<complex<T>>& z, const Stream& stream) {
+  constexpr const char* fn = "porta::abs";
+  const Device dev = detail::check_args(fn, {detail::arg_strided("z", z)});
+  const detail::BackendCall c = detail::make_call(fn, dev, stream);
+  Array<T> out = detail::new_output<T>(fn, z.shape(), dev, stream);
+  if (out.size() == 0) return out;
+  Array<complex<T>> hold;
+  const Array<complex<T>>& cz = detail::contiguous_input(z, hold, stream);
+  // The unary entry writes the real dtype for ABS of a complex one.
+  c.run(c.table->unary, PORTA_UNARY_ABS, detail::dtype_of<complex<T>>(), cz.size(), cz.data(), out.data(), c.stream);
+  return out;
+}
+
+namespace detail {
+namespace {
+// A complex array's memory is (re, im) pairs of T: part `which` of every element is a strided view
+// of T with twice the strides, gathered (or, `into`, scattered) by one strided copy.
+template <class T>
+void complex_part_copy(const char* fn, const Array<complex<T>>& z, int which, Array<T>& part, bool into,
+                       const Stream& stream) {
+  const Device dev = z.device();
+  const int rank = z.rank() > 0 ? z.rank() : 1;
+  std::int64_t dims[Shape::kMaxRank] = {1, 1, 1, 1}, zs[Shape::kMaxRank] = {}, ps[Shape::kMaxRank] = {};
+  for (int i = 0; i < z.rank(); ++i) {
+    dims[i] = z.dim(i);
+    zs[i] = 2 * z.strides()[static_cast<std::size_t>(i)];
+    ps[i] = part.strides()[static_cast<std::size_t>(i)];
+  }
+  if (z.rank() == 0) zs[0] = ps[0] = 1;
+  T* zt = reinterpret_cast<T*>(const_cast<complex<T>*>(z.data())) + which;
+  const porta_stream s = stream_for(stream, dev, fn);
+  if (into) {
+    copy_strided(dev, dtype_of<T>(), rank, dims, part.data(), ps, zt, zs, s, fn);
+  } else {
+    copy_strided(dev, dtype_of<T>(), rank, dims, zt, zs, part.data(), ps, s, fn);
+  }
+}
+
+template <class T>
+Array<T> complex_part(const char* fn, const Array<complex<T>>& z, int which, const Stream& stream) {
+  const Device dev = check_args(fn, {arg_strided("z", z)});
+  (void)make_call(fn, dev, stream);  // the stream's device check
+  Array<T> out = new_output<T>(fn, z.shape(), dev, stream);
+  if (out.size() > 0) complex_part_copy(fn, z, which, out, false, stream);
+  return out;
+}
+}  // namespace
+}  // namespace detail
+
+template <class T>
+Array<T> real(const Array<complex<T>>& z, const Stream& stream) {
+  return detail::complex_part("porta::real", z, 0, stream);
+}
+template <class T>
+Array<T> imag(const Array<complex<T>>& z, const Stream& stream) {
+  return detail::complex_part("porta::imag", z, 1, stream);
+}
+template <class T>
+Array<complex<T>> make_complex(const Array<T>& re, const Array<T>& im, const Stream& stream) {
+  constexpr const char* fn = "porta::make_complex";
+  const detail::ArgRef rr = detail::arg_strided("re", re), ri = detail::arg_strided("im", im);
+  const Device dev = detail::check_args(fn, {rr, ri});
+  if (re.shape() != im.shape()) detail::throw_shapes_differ(fn, rr, ri);
+  (void)detail::make_call(fn, dev, stream);
+  Array<complex<T>> out = detail::new_output<complex<T>>(fn, re.shape(), dev, stream);
+  if (out.size() == 0) return out;
+  detail::complex_part_copy(fn, out, 0, const_cast<Array<T>&>(re), true, stream);
+  detail::complex_part_copy(fn, out, 1, const_cast<Array<T>&>(im), true, stream);
+  return out;
+}
 
 // ---- axpy, fill, iota, copy, cast ------------------------------------------------------------------
 template <class T>
@@ -403,6 +480,7 @@ Array<To> cast(const Array<From>& x, const Stream& stream) {
   PORTA_INSTANTIATE_UNARY(relu, T)                                                        \
   PORTA_INSTANTIATE_UNARY(sigmoid, T)                                                     \
   PORTA_INSTANTIATE_UNARY(square, T)                                                      \
+  PORTA_INSTANTIATE_UNARY(conj, T)                                                        \
   template void axpy<T>(T, const Array<T>&, Array<T>&, const Stream&);                    \
   template void fill<T>(Array<T>&, T, const Stream&);                                     \
   template void iota<T>(Array<T>&, T, T, const Stream&);                                  \
@@ -410,8 +488,17 @@ Array<To> cast(const Array<From>& x, const Stream& stream) {
   template Array<T> cast<T, float>(const Array<float>&, const Stream&);                   \
   template Array<T> cast<T, double>(const Array<double>&, const Stream&);                 \
   template Array<T> cast<T, std::int32_t>(const Array<std::int32_t>&, const Stream&);     \
-  template Array<T> cast<T, std::int64_t>(const Array<std::int64_t>&, const Stream&);
+  template Array<T> cast<T, std::int64_t>(const Array<std::int64_t>&, const Stream&);     \
+  template Array<T> cast<T, complex<float>>(const Array<complex<float>>&, const Stream&); \
+  template Array<T> cast<T, complex<double>>(const Array<complex<double>>&, const Stream&);
 
 PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_MAPS)
+#define PORTA_INSTANTIATE_COMPLEX_PARTS(T)                            \
+  template Array<T> abs<T>(const Array<complex<T>>&, const Stream&);  \
+  template Array<T> real<T>(const Array<complex<T>>&, const Stream&); \
+  template Array<T> imag<T>(const Array<complex<T>>&, const Stream&); \
+  template Array<complex<T>> make_complex<T>(const Array<T>&, const Array<T>&, const Stream&);
+PORTA_INSTANTIATE_COMPLEX_PARTS(float)
+PORTA_INSTANTIATE_COMPLEX_PARTS(double)
 
 }  // namespace porta

@@ -62,7 +62,7 @@ Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x_in, i
   if (axis < -rank || axis >= rank)
     throw_invalid(
         fn, ("axis " + std::to_string(axis) + " is out of range for a " + std::to_string(rank) + "-D array").c_str());
-  if constexpr (!std::is_floating_point_v<T>) {
+  if constexpr (!std::is_floating_point_v<T> && !is_complex_v<T>) {
     if (mean)
       throw_invalid(fn, (std::string(dtype_name(dtype_of<T>())) +
                          " arrays have no mean along an axis (floating point only; cast first)")
@@ -226,19 +226,55 @@ Array<T> mean(const Array<T>& x, int axis, const Stream& stream) {
   return detail::reduce_axis<T>(PORTA_REDUCE_SUM, "porta::mean", x, axis, true, stream);
 }
 
+template <class T>
+complex<T> vdot(const Array<complex<T>>& x, const Array<complex<T>>& y, const Stream& stream) {
+  constexpr const char* fn = "porta::vdot";
+  const detail::ArgRef rx = detail::arg_strided("x", x), ry = detail::arg_strided("y", y);
+  (void)detail::check_args(fn, {rx, ry});
+  if (x.shape() != y.shape()) detail::throw_shapes_differ(fn, rx, ry);
+  return dot(conj(x, stream), y, stream);
+}
+
+template <class T>
+complex<T> mean(const Array<complex<T>>& x, const Stream& stream) {
+  constexpr const char* fn = "porta::mean";
+  x.check_valid(fn);
+  if (x.size() == 0) {
+    (void)detail::make_call(fn, x.device(), stream);
+    detail::throw_invalid(fn, "the array is empty (mean of no elements is undefined)");
+  }
+  const complex<T> s = detail::reduce_full<complex<T>>(PORTA_REDUCE_SUM, fn, x, stream);
+  return detail::canonical_nan(s / complex<T>(static_cast<T>(x.size())));
+}
+
+template <class T>
+T norm2(const Array<complex<T>>& x, const Stream& stream) {
+  const complex<T> ss = vdot(x, x, stream);  // sum |x|^2, a real number
+  return detail::canonical_nan(static_cast<T>(std::sqrt(ss.re)));
+}
+
 #define PORTA_INSTANTIATE_REDUCE(T)                                   \
   template T sum<T>(const Array<T>&, const Stream&);                  \
   template T prod<T>(const Array<T>&, const Stream&);                 \
   template T min<T>(const Array<T>&, const Stream&);                  \
   template T max<T>(const Array<T>&, const Stream&);                  \
-  template double mean<T>(const Array<T>&, const Stream&);            \
   template T dot<T>(const Array<T>&, const Array<T>&, const Stream&); \
-  template T norm2<T>(const Array<T>&, const Stream&);                \
   template Array<T> sum<T>(const Array<T>&, int, const Stream&);      \
   template Array<T> prod<T>(const Array<T>&, int, const Stream&);     \
   template Array<T> min<T>(const Array<T>&, int, const Stream&);      \
   template Array<T> max<T>(const Array<T>&, int, const Stream&);      \
   template Array<T> mean<T>(const Array<T>&, int, const Stream&);
 PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_REDUCE)
+// The full mean and norm2 of a complex array have their own overloads above.
+#define PORTA_INSTANTIATE_REDUCE_ORDERED(T)                \
+  template double mean<T>(const Array<T>&, const Stream&); \
+  template T norm2<T>(const Array<T>&, const Stream&);
+PORTA_FOR_EACH_ORDERED_DTYPE(PORTA_INSTANTIATE_REDUCE_ORDERED)
+#define PORTA_INSTANTIATE_REDUCE_COMPLEX(T)                                                       \
+  template complex<T> vdot<T>(const Array<complex<T>>&, const Array<complex<T>>&, const Stream&); \
+  template complex<T> mean<T>(const Array<complex<T>>&, const Stream&);                           \
+  template T norm2<T>(const Array<complex<T>>&, const Stream&);
+PORTA_INSTANTIATE_REDUCE_COMPLEX(float)
+PORTA_INSTANTIATE_REDUCE_COMPLEX(double)
 
 }  // namespace porta

@@ -165,11 +165,13 @@ PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_SORT)
 
 #define PORTA_INSTANTIATE_SORT_BY_KEY_V(K, V) \
   template std::pair<Array<K>, Array<V>> sort_by_key<K, V>(const Array<K>&, const Array<V>&, SortOrder, const Stream&);
-#define PORTA_INSTANTIATE_SORT_BY_KEY(K)           \
-  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, float)        \
-  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, double)       \
-  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, std::int32_t) \
-  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, std::int64_t)
+#define PORTA_INSTANTIATE_SORT_BY_KEY(K)             \
+  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, float)          \
+  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, double)         \
+  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, std::int32_t)   \
+  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, std::int64_t)   \
+  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, complex<float>) \
+  PORTA_INSTANTIATE_SORT_BY_KEY_V(K, complex<double>)
 PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_SORT_BY_KEY)
 
 }  // namespace porta

@@ -15,6 +15,7 @@
 
 #include "backends/common/backend_error.hpp"
 #include "backends/common/dtype.hpp"
+#include "backends/common/elementwise_ops.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::backend::check {
@@ -96,18 +97,32 @@ inline porta_status cast_in_one_pass(const porta_dtype& from, const porta_dtype&
   return PORTA_OK;
 }
 
+// What a complex dtype lacks (ops.hpp's op_defined_v, at run time): PORTA_ERR_UNSUPPORTED naming
+// the dtype, before any backend dispatches, so that no backend instantiates the op for it.
+inline porta_status defined_for(bool defined_for_complex, const porta_dtype& dt, const char* fn) noexcept {
+  return defined_for_complex || !dtype_is_complex(dt) ? PORTA_OK : unsupported_dtype(fn, dt);
+}
+struct IsComplexOp {
+  template <class Op>
+  bool operator()(Op) const {
+    return defined_for_complex<Op>::value;
+  }
+};
+
 inline porta_status unary(const porta_unary_op& op, const porta_dtype& dt, std::int64_t n, const void* x,
                           const void* y) noexcept {
   if (const porta_status st = dtype(dt, "unary"); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_UNARY_COUNT))
     return set_error(PORTA_ERR_INVALID, "unary: unknown unary op %d", raw_enum(op));
+  if (const porta_status st = defined_for(with_unary_op(op, false, IsComplexOp{}), dt, "unary"); st != PORTA_OK)
+    return st;
   return elementwise(dt, n, x, y, "unary");
 }
 
-inline porta_status binary_op(const porta_binary_op& op, const char* fn) noexcept {
+inline porta_status binary_op(const porta_binary_op& op, const porta_dtype& dt, const char* fn) noexcept {
   if (!in_range(raw_enum(op), 0, PORTA_BINARY_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown binary op %d", fn, raw_enum(op));
-  return PORTA_OK;
+  return defined_for(with_binary_op(op, false, IsComplexOp{}), dt, fn);
 }
 
 // *n: rows * cols, the elements of y.
@@ -115,7 +130,7 @@ inline porta_status binary(const porta_binary_op& op, const porta_dtype& dt, std
                            const void* a, const void* b, const void* y, std::int64_t* n) noexcept {
   constexpr const char* fn = "binary";
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
-  if (const porta_status st = binary_op(op, fn); st != PORTA_OK) return st;
+  if (const porta_status st = binary_op(op, dt, fn); st != PORTA_OK) return st;
   if (const porta_status st = shape(rows, cols, n, fn); st != PORTA_OK) return st;
   if (*n > 0 && (a == nullptr || b == nullptr || y == nullptr)) return null_array(fn);
   return PORTA_OK;
@@ -125,7 +140,7 @@ inline porta_status binary_scalar(const porta_binary_op& op, const porta_dtype& 
                                   const void* y) noexcept {
   constexpr const char* fn = "binary_scalar";
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
-  if (const porta_status st = binary_op(op, fn); st != PORTA_OK) return st;
+  if (const porta_status st = binary_op(op, dt, fn); st != PORTA_OK) return st;
   return elementwise(dt, n, x, y, fn);
 }
 
@@ -138,6 +153,9 @@ inline porta_status reduce(const porta_reduce_op& op, const porta_dtype& dt, std
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_REDUCE_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown reduce op %d", fn, raw_enum(op));
+  // Sums and products of complex numbers; no order, and SUMSQ's x * x is not |x|^2.
+  if (const porta_status st = defined_for(op == PORTA_REDUCE_SUM || op == PORTA_REDUCE_PROD, dt, fn); st != PORTA_OK)
+    return st;
   std::int64_t outputs = 0, total = 0;
   if (const porta_status st = shape(outer, n, inner, &outputs, &total, fn); st != PORTA_OK) return st;
   if (outputs > 0 && (y == nullptr || (total > 0 && x == nullptr))) return null_array(fn);
@@ -158,6 +176,7 @@ inline porta_status argreduce(const porta_arg_op& op, const porta_dtype& dt, std
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_ARG_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown arg op %d", fn, raw_enum(op));
+  if (const porta_status st = defined_for(false, dt, fn); st != PORTA_OK) return st;
   std::int64_t outputs = 0, total = 0;
   if (const porta_status st = shape(outer, n, inner, &outputs, &total, fn); st != PORTA_OK) return st;
   if (outputs > 0 && n == 0)
@@ -183,6 +202,7 @@ inline porta_status gemm(const porta_dtype& dt, int trans_a, int trans_b, std::i
                          const void* c, std::int64_t ldc) noexcept {
   constexpr const char* fn = "gemm";
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = defined_for(false, dt, fn); st != PORTA_OK) return st;  // not yet for complex
   if (m < 0 || n < 0 || k < 0)
     return set_error(PORTA_ERR_INVALID, "%s: negative dimension (m %lld, n %lld, k %lld)", fn,
                      static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k));
@@ -387,6 +407,8 @@ inline porta_status compare(const porta_compare_op& op, const porta_dtype& dt, s
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_COMPARE_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown comparison %d", fn, raw_enum(op));
+  if (const porta_status st = defined_for(op == PORTA_COMPARE_EQ || op == PORTA_COMPARE_NE, dt, fn); st != PORTA_OK)
+    return st;
   if (const porta_status st = shape(rows, cols, n, fn); st != PORTA_OK) return st;
   if (*n > 0 && (a == nullptr || b == nullptr || y == nullptr)) return null_array(fn);
   return PORTA_OK;
@@ -428,6 +450,7 @@ inline porta_status sort(const porta_dtype& key_dt, std::int64_t n, const void* 
                          std::uint32_t flags) noexcept {
   constexpr const char* fn = "sort";
   if (!valid_dtype(key_dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown key dtype %d", fn, raw_enum(key_dt));
+  if (const porta_status st = defined_for(false, key_dt, fn); st != PORTA_OK) return st;  // keys need an order
   if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
   if ((flags & ~std::uint32_t(PORTA_SORT_DESCENDING)) != 0)
     return set_error(PORTA_ERR_INVALID, "%s: unknown flags 0x%x", fn, static_cast<unsigned>(flags));
@@ -457,6 +480,7 @@ inline porta_status scan(const porta_reduce_op& op, const porta_dtype& dt, std::
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (raw_enum(op) != PORTA_REDUCE_SUM && raw_enum(op) != PORTA_REDUCE_MAX)
     return set_error(PORTA_ERR_INVALID, "%s: op %d is not a scan op (sum or max)", fn, raw_enum(op));
+  if (const porta_status st = defined_for(false, dt, fn); st != PORTA_OK) return st;  // not yet for complex
   if ((flags & ~std::uint32_t(PORTA_SCAN_EXCLUSIVE)) != 0)
     return set_error(PORTA_ERR_INVALID, "%s: unknown flags 0x%x", fn, static_cast<unsigned>(flags));
   std::int64_t lines = 0, total = 0;

@@ -64,6 +64,18 @@ inline bool dtype_is_real(const porta_dtype& dt) noexcept {
   return false;
 }
 
+// True for a complex type of the list.
+inline bool dtype_is_complex(const porta_dtype& dt) noexcept {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) \
+  case value:                                      \
+    return is_complex_v<ctype>;
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
+  }
+  return false;
+}
+
 // The dispatch from a run-time dtype to its C++ type, for every backend and front end:
 // calls f(T{}) with T the C++ type of dt and returns true; for a value outside the list it
 // returns false without calling f. f's own result is not returned: a caller that needs one keeps

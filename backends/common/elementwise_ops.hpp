@@ -42,6 +42,8 @@ PORTA_HOST_DEVICE inline R with_unary_op(porta_unary_op op, R invalid, F&& f) {
       return f(SigmoidOp{});
     case PORTA_UNARY_SQUARE:
       return f(SquareOp{});
+    case PORTA_UNARY_CONJ:
+      return f(ConjOp{});
     case PORTA_UNARY_COUNT:
       break;
   }

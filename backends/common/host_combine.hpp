@@ -13,11 +13,17 @@
 
 namespace porta::detail::backend {
 
+// False, computing nothing, for an op that T does not have (a complex min).
 template <class T, class Op>
-void combine_as(Op op, const void* in, void* inout, std::int64_t n) {
-  const T* a = static_cast<const T*>(in);
-  T* b = static_cast<T*>(inout);
-  for (std::int64_t i = 0; i < n; ++i) b[i] = op(b[i], a[i]);
+bool combine_as(Op op, const void* in, void* inout, std::int64_t n) {
+  if constexpr (op_defined_v<Op, T>) {
+    const T* a = static_cast<const T*>(in);
+    T* b = static_cast<T*>(inout);
+    for (std::int64_t i = 0; i < n; ++i) b[i] = op(b[i], a[i]);
+    return true;
+  } else {
+    return false;
+  }
 }
 
 // inout[i] = op(inout[i], in[i]) for i < n. False for an op or dtype it does not know.
@@ -27,20 +33,16 @@ inline bool combine(porta_dtype dt, porta_reduce_op op, const void* in, void* in
     using T = decltype(t);
     switch (op) {
       case PORTA_REDUCE_SUM:
-        combine_as<T>(SumOp{}, in, inout, n);
-        ok = true;
+        ok = combine_as<T>(SumOp{}, in, inout, n);
         break;
       case PORTA_REDUCE_PROD:
-        combine_as<T>(ProdOp{}, in, inout, n);
-        ok = true;
+        ok = combine_as<T>(ProdOp{}, in, inout, n);
         break;
       case PORTA_REDUCE_MIN:
-        combine_as<T>(MinOp{}, in, inout, n);
-        ok = true;
+        ok = combine_as<T>(MinOp{}, in, inout, n);
         break;
       case PORTA_REDUCE_MAX:
-        combine_as<T>(MaxOp{}, in, inout, n);
-        ok = true;
+        ok = combine_as<T>(MaxOp{}, in, inout, n);
         break;
       default:
         break;

@@ -16,8 +16,8 @@ namespace porta::detail::backend::check {
 inline porta_status map_program(const porta_dtype& dt, std::int64_t n, const porta_program_op* ops, std::int32_t nops,
                                 const void* const* inputs, std::int32_t ninputs, const void* y) noexcept {
   constexpr const char* fn = "map_program";
-  if (!in_range(raw_enum(dt), PORTA_F32, PORTA_I64 + 1))
-    return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
+  if (dtype_is_complex(dt)) return unsupported_dtype(fn, dt);  // the interpreters are real and integer
   if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
   if (ops == nullptr || nops < 1 || nops > PORTA_PROGRAM_MAX_OPS)
     return set_error(PORTA_ERR_INVALID, "%s: %d ops (1 to %d, ops not NULL)", fn, static_cast<int>(nops),

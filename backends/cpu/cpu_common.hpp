@@ -59,8 +59,11 @@ using backend::valid_dtype;
     return ::porta::detail::cpu::set_error(PORTA_ERR_BACKEND, "%s: unexpected C++ exception", fn);       \
   }
 
+using backend::dtype_is_complex;
 using backend::scalar_value;
+using backend::unsupported_dtype;
 using backend::with_dtype;
+using backend::with_dtype_for;
 
 // ---- threading ----------------------------------------------------------------------------------
 // Work below these sizes runs on the calling thread: waking a team costs a few microseconds,

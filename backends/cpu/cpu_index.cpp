@@ -13,7 +13,11 @@
 namespace porta::detail::cpu {
 namespace {
 
-// Elements are moved as raw 4- or 8-byte words: a copy never changes a bit (NaN payloads, -0.0).
+// Elements are moved as raw 4-, 8- or 16-byte words: a copy never changes a bit (NaN payloads, -0.0).
+struct alignas(16) Word16 {
+  std::uint64_t lo, hi;
+};
+
 template <class F>
 porta_status with_word(const char* fn, porta_dtype dt, F&& f) {
   switch (dtype_size(dt)) {
@@ -22,6 +26,9 @@ porta_status with_word(const char* fn, porta_dtype dt, F&& f) {
       return PORTA_OK;
     case 8:
       f(std::uint64_t{});
+      return PORTA_OK;
+    case 16:  // complex128
+      f(Word16{});
       return PORTA_OK;
     default:
       return unknown_dtype(fn, dt);
@@ -77,7 +84,7 @@ porta_status compare(int dev, porta_compare_op op, porta_dtype dt, std::int64_t 
   if (porta_status st = check::compare(op, dt, rows, cols, a, b, y, &n); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   return backend::with_compare_op(op, PORTA_ERR_INVALID, [&](auto o) {
-    const bool known = with_dtype(dt, [&](auto tag) {
+    return with_dtype_for<decltype(o)>(fn, dt, [&](auto tag) {
       using T = decltype(tag);
       const T* pa = static_cast<const T*>(a);
       const T* pb = static_cast<const T*>(b);
@@ -88,7 +95,6 @@ porta_status compare(int dev, porta_compare_op op, porta_dtype dt, std::int64_t 
         }
       });
     });
-    return known ? PORTA_OK : unknown_dtype(fn, dt);
   });
 }
 

@@ -57,10 +57,10 @@ struct Value {
   const T* array() const { return nullptr; }
 };
 
-// y[i] = op(x[i]) over [lo, hi).
-template <class T, class Op>
-PORTA_MAP_CLONES void unary_range(const T* x, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
-  write_range(y, lo, hi, stream, [x](T* dst, std::int64_t i0, std::int64_t len) {
+// y[i] = op(x[i]) over [lo, hi); R is the op's result type (a complex abs is real).
+template <class T, class Op, class R>
+PORTA_MAP_CLONES void unary_range(const T* x, R* y, std::int64_t lo, std::int64_t hi, bool stream) {
+  write_range(y, lo, hi, stream, [x](R* dst, std::int64_t i0, std::int64_t len) {
     const Op op{};
     const T* xs = x + i0;
     PORTA_SIMD
@@ -84,25 +84,26 @@ bool aliases(const T* y, X x, std::int64_t n) {
   return x.array() != nullptr && bytes_overlap(y, bytes, x.array(), bytes);
 }
 
-template <class T, class Op>
-void unary_typed(std::int64_t n, const T* x, T* y, bool expensive) {
-  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-  const bool stream = stream_output(2.0 * static_cast<double>(bytes), bytes_overlap(y, bytes, x, bytes));
+template <class T, class Op, class R>
+void unary_typed(std::int64_t n, const T* x, R* y, bool expensive) {
+  const std::size_t in_bytes = static_cast<std::size_t>(n) * sizeof(T), bytes = static_cast<std::size_t>(n) * sizeof(R);
+  const bool stream = stream_output(static_cast<double>(in_bytes + bytes), bytes_overlap(y, bytes, x, in_bytes));
   map_split(n, map_threads(n, expensive), y,
             [=](std::int64_t lo, std::int64_t hi) { unary_range<T, Op>(x, y, lo, hi, stream); });
 }
 
 template <class Op>
 porta_status unary_op(porta_dtype dt, std::int64_t n, const void* x, void* y, bool transcendental) {
-  const bool known = with_dtype(dt, [&](auto tag) {
+  return with_dtype_for<Op>("unary", dt, [&](auto tag) {
     using T = decltype(tag);
-    // Integer math ops go through double and a libm call per element.
-    const bool slow =
-        transcendental || (std::is_integral_v<T> && !std::is_same_v<Op, NegOp> && !std::is_same_v<Op, AbsOp> &&
-                           !std::is_same_v<Op, ReluOp> && !std::is_same_v<Op, SquareOp>);
-    unary_typed<T, Op>(n, static_cast<const T*>(x), static_cast<T*>(y), slow);
+    using R = decltype(Op{}(T{}));
+    // Integer math ops go through double and a libm call per element; complex ones are several
+    // real ones.
+    const bool slow = transcendental || is_complex_v<T> ||
+                      (std::is_integral_v<T> && !std::is_same_v<Op, NegOp> && !std::is_same_v<Op, AbsOp> &&
+                       !std::is_same_v<Op, ReluOp> && !std::is_same_v<Op, SquareOp> && !std::is_same_v<Op, ConjOp>);
+    unary_typed<T, Op>(n, static_cast<const T*>(x), static_cast<R*>(y), slow);
   });
-  return known ? PORTA_OK : unknown_dtype("unary", dt);
 }
 
 template <class T, class Op, class A, class B>
@@ -201,11 +202,10 @@ PORTA_MAP_CLONES void iota_range(T start, T step, T* y, std::int64_t lo, std::in
   });
 }
 
-// f(functor, slow) for a valid op (the switch every backend shares: elementwise_ops.hpp); slow:
-// pow, which goes through libm per element.
+// f(functor, slow) for an op the entry's checks validated (the switch every backend shares:
+// elementwise_ops.hpp); slow: pow, which goes through libm per element.
 template <class F>
-porta_status with_binary_op(const porta_binary_op& op, const char* fn, F&& f) {
-  if (porta_status st = check::binary_op(op, fn); st != PORTA_OK) return st;
+porta_status with_binary_op(const porta_binary_op& op, F&& f) {
   return backend::with_binary_op(op, PORTA_ERR_INVALID,
                                  [&](auto o) { return f(o, std::is_same_v<decltype(o), PowOp>); });
 }
@@ -350,16 +350,15 @@ porta_status binary(int dev, porta_binary_op op, porta_dtype dt, std::int64_t ro
   std::int64_t n = 0;
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
   if (porta_status st = check::binary(op, dt, rows, cols, a, b, y, &n); st != PORTA_OK) return st;
-  return with_binary_op(op, fn, [&](auto opv, bool slow) {
+  return with_binary_op(op, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
-    const bool known = with_dtype(dt, [&](auto tag) {
+    return with_dtype_for<Op>(fn, dt, [&](auto tag) {
       using T = decltype(tag);
       const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
       binary_typed<T, Op>(rows, cols, static_cast<const T*>(a), a_rs, a_cs, static_cast<const T*>(b), b_rs, b_cs,
                           static_cast<T*>(y), expensive);
     });
-    return known ? PORTA_OK : unknown_dtype(fn, dt);
   });
 }
 
@@ -368,10 +367,10 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
   constexpr const char* fn = "binary_scalar";
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
   if (porta_status st = check::binary_scalar(op, dt, n, x, y); st != PORTA_OK) return st;
-  return with_binary_op(op, fn, [&](auto opv, bool slow) {
+  return with_binary_op(op, [&](auto opv, bool slow) {
     using Op = decltype(opv);
     if (n == 0) return PORTA_OK;
-    const bool known = with_dtype(dt, [&](auto tag) {
+    return with_dtype_for<Op>(fn, dt, [&](auto tag) {
       using T = decltype(tag);
       const T v = scalar_value<T>(value);
       const bool expensive = slow || (std::is_integral_v<T> && std::is_same_v<Op, DivOp>);
@@ -383,7 +382,6 @@ porta_status binary_scalar(int dev, porta_binary_op op, porta_dtype dt, std::int
         binary_contiguous(n, Op{}, xs, Value<T>{v}, ys, expensive);
       }
     });
-    return known ? PORTA_OK : unknown_dtype(fn, dt);
   });
 }
 

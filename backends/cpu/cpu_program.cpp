@@ -306,13 +306,45 @@ bool expensive_program(const porta_program_op* ops, std::int32_t nops) {
     const porta_program_op& op = ops[k];
     if (op.kind == PORTA_PROGRAM_UNARY) {
       const bool cheap = op.arg == PORTA_UNARY_NEG || op.arg == PORTA_UNARY_ABS || op.arg == PORTA_UNARY_RELU ||
-                         op.arg == PORTA_UNARY_SQUARE || (op.arg == PORTA_UNARY_SQRT && std::is_floating_point_v<T>);
+                         op.arg == PORTA_UNARY_SQUARE || op.arg == PORTA_UNARY_CONJ ||
+                         (op.arg == PORTA_UNARY_SQRT && std::is_floating_point_v<T>);
       if (!cheap) return true;
     } else if (op.kind == PORTA_PROGRAM_BINARY || op.kind == PORTA_PROGRAM_BINARY_REV) {
       if (op.arg == PORTA_BINARY_POW || (op.arg == PORTA_BINARY_DIV && std::is_integral_v<T>)) return true;
     }
   }
   return false;
+}
+
+// The program over n elements of type T.
+template <class T>
+void run_program(std::int64_t n, const porta_program_op* ops, std::int32_t nops, const void* const* inputs,
+                 std::int32_t ninputs, void* y) {
+  const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
+  for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
+  T* out = static_cast<T*>(y);
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  bool out_is_input = false;
+  for (std::int32_t k = 0; k < ninputs; ++k) out_is_input = out_is_input || bytes_overlap(out, bytes, in[k], bytes);
+  const bool stream = stream_output(static_cast<double>(ninputs + 1) * static_cast<double>(bytes), out_is_input);
+  const int threads = map_threads(n, expensive_program<T>(ops, nops));
+  if constexpr (std::is_floating_point_v<T>) {
+    ScaledSum<T> sum{};
+    if (as_scaled_sum<T>(ops, nops, in, sum)) {
+      with_step(sum.step[0], [&](auto s1) {
+        const auto run = [&](auto s2) {
+          map_split(n, threads, out, [&](std::int64_t lo, std::int64_t hi) {
+            scaled_sum_range<T, decltype(s1), decltype(s2)>(sum, out, lo, hi, stream);
+          });
+        };
+        if (sum.terms == 2) return run(NoStep{});
+        with_step(sum.step[1], run);
+      });
+      return;
+    }
+  }
+  map_split(n, threads, out,
+            [&](std::int64_t lo, std::int64_t hi) { interpret_range<T>(ops, nops, in, out, lo, hi, stream); });
 }
 
 }  // namespace
@@ -324,35 +356,16 @@ porta_status map_program(int dev, porta_dtype dt, std::int64_t n, const porta_pr
   if (porta_status st = check::map_program(dt, n, ops, nops, inputs, ninputs, y); st != PORTA_OK) return st;
   if (n == 0) return PORTA_OK;
   PORTA_CPU_TRY
+  porta_status status = PORTA_OK;
   const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
-    for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
-    T* out = static_cast<T*>(y);
-    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-    bool out_is_input = false;
-    for (std::int32_t k = 0; k < ninputs; ++k) out_is_input = out_is_input || bytes_overlap(out, bytes, in[k], bytes);
-    const bool stream = stream_output(static_cast<double>(ninputs + 1) * static_cast<double>(bytes), out_is_input);
-    const int threads = map_threads(n, expensive_program<T>(ops, nops));
-    if constexpr (std::is_floating_point_v<T>) {
-      ScaledSum<T> sum{};
-      if (as_scaled_sum<T>(ops, nops, in, sum)) {
-        with_step(sum.step[0], [&](auto s1) {
-          const auto run = [&](auto s2) {
-            map_split(n, threads, out, [&](std::int64_t lo, std::int64_t hi) {
-              scaled_sum_range<T, decltype(s1), decltype(s2)>(sum, out, lo, hi, stream);
-            });
-          };
-          if (sum.terms == 2) return run(NoStep{});
-          with_step(sum.step[1], run);
-        });
-        return;
-      }
+    if constexpr (is_complex_v<T>) {  // fused expressions take real and integer arrays
+      status = unsupported_dtype(fn, dt);
+    } else {
+      run_program<T>(n, ops, nops, inputs, ninputs, y);
     }
-    map_split(n, threads, out,
-              [&](std::int64_t lo, std::int64_t hi) { interpret_range<T>(ops, nops, in, out, lo, hi, stream); });
   });
-  return known ? PORTA_OK : unknown_dtype(fn, dt);
+  return known ? status : unknown_dtype(fn, dt);
   PORTA_CPU_CATCH(fn)
 }
 

@@ -498,27 +498,25 @@ porta_status reduce(int dev, porta_reduce_op op, porta_dtype dt, std::int64_t ou
   if (porta_status st = check::reduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
   if (outer == 0 || inner == 0) return PORTA_OK;
   PORTA_CPU_TRY
-  const bool known = with_dtype(dt, [&](auto tag) {
-    using T = decltype(tag);
-    switch (op) {
-      case PORTA_REDUCE_SUM:
-      case PORTA_REDUCE_SUMSQ:
-        reduce_op<T, SumOp>(op, outer, n, inner, x, y);
-        break;
-      case PORTA_REDUCE_PROD:
-        reduce_op<T, ProdOp>(op, outer, n, inner, x, y);
-        break;
-      case PORTA_REDUCE_MIN:
-        reduce_op<T, MinOp>(op, outer, n, inner, x, y);
-        break;
-      case PORTA_REDUCE_MAX:
-        reduce_op<T, MaxOp>(op, outer, n, inner, x, y);
-        break;
-      case PORTA_REDUCE_COUNT:  // validated above
-        break;
-    }
-  });
-  return known ? PORTA_OK : unknown_dtype(fn, dt);
+  const auto run = [&](auto combiner) {
+    using Op = decltype(combiner);
+    return with_dtype_for<Op>(fn, dt, [&](auto tag) { reduce_op<decltype(tag), Op>(op, outer, n, inner, x, y); });
+  };
+  switch (op) {
+    case PORTA_REDUCE_SUM:
+      return run(SumOp{});
+    case PORTA_REDUCE_SUMSQ:  // of a complex x that would be x * x, not |x|^2: not offered
+      return dtype_is_complex(dt) ? unsupported_dtype(fn, dt) : run(SumOp{});
+    case PORTA_REDUCE_PROD:
+      return run(ProdOp{});
+    case PORTA_REDUCE_MIN:
+      return run(MinOp{});
+    case PORTA_REDUCE_MAX:
+      return run(MaxOp{});
+    case PORTA_REDUCE_COUNT:  // validated above
+      break;
+  }
+  return PORTA_OK;
   PORTA_CPU_CATCH(fn)
 }
 
@@ -528,11 +526,10 @@ porta_status dot(int dev, porta_dtype dt, std::int64_t n, const void* x, const v
   if (porta_status st = check_device(dev, fn); st != PORTA_OK) return st;
   if (porta_status st = check::dot(dt, n, x, w, y); st != PORTA_OK) return st;
   PORTA_CPU_TRY
-  const bool known = with_dtype(dt, [&](auto tag) {
+  return with_dtype_for<SumOp>(fn, dt, [&](auto tag) {
     using T = decltype(tag);
     reduce_impl<T, SumOp>(1, n, 1, Products<T>{static_cast<const T*>(x), static_cast<const T*>(w)}, static_cast<T*>(y));
   });
-  return known ? PORTA_OK : unknown_dtype(fn, dt);
   PORTA_CPU_CATCH(fn)
 }
 

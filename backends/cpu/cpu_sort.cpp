@@ -393,10 +393,9 @@ porta_status sort(int dev, porta_dtype key_dt, std::int64_t n, const void* keys_
   PORTA_CPU_TRY
   const std::size_t value_bytes = values_in == nullptr ? 0 : dtype_size(value_dt);
   const bool descending = (flags & PORTA_SORT_DESCENDING) != 0;
-  const bool known = with_dtype(key_dt, [&](auto tag) {
+  return with_dtype_for<MaxOp>("sort", key_dt, [&](auto tag) {  // keys need an order
     sort_typed<decltype(tag)>(n, keys_in, keys_out, value_bytes, values_in, values_out, descending);
   });
-  return known ? PORTA_OK : unknown_dtype("sort", key_dt);
   PORTA_CPU_CATCH("sort")
 }
 
@@ -406,7 +405,7 @@ porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t ou
   if (porta_status st = check::argreduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
   if (outer * inner == 0) return PORTA_OK;
   PORTA_CPU_TRY
-  const bool known = with_dtype(dt, [&](auto tag) {
+  return with_dtype_for<MaxOp>("argreduce", dt, [&](auto tag) {
     using T = decltype(tag);
     if (op == PORTA_ARG_MAX) {
       argreduce_typed<T, true>(outer, n, inner, static_cast<const T*>(x), y);
@@ -414,7 +413,6 @@ porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t ou
       argreduce_typed<T, false>(outer, n, inner, static_cast<const T*>(x), y);
     }
   });
-  return known ? PORTA_OK : unknown_dtype("argreduce", dt);
   PORTA_CPU_CATCH("argreduce")
 }
 

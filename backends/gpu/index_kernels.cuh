@@ -138,7 +138,11 @@ int IndexKernels<Api, T>::compare(porta_compare_op op, std::int64_t rows, std::i
                                   std::int64_t b_cs, std::int32_t* y, void* stream) {
   return backend::with_compare_op(op, static_cast<int>(Api::kInvalidValue), [&](auto o) {
     using Op = decltype(o);
-    return launch_over<Api>(rows * cols, stream, compare_kernel<Op, T>, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y);
+    if constexpr (op_defined_v<Op, T>) {
+      return launch_over<Api>(rows * cols, stream, compare_kernel<Op, T>, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y);
+    } else {  // < <= > >= of complex numbers: the entry's checks refused them
+      return static_cast<int>(Api::kInvalidValue);
+    }
   });
 }
 

@@ -23,6 +23,7 @@
 
 #include "backends/common/dtype.hpp"
 #include "porta/abi/backend_v1.h"
+#include "porta/detail/ops.hpp"
 
 namespace porta::detail::gpu {
 
@@ -35,7 +36,8 @@ struct MapKernels {
   static int iota(std::int64_t n, T start, T step, T* y, void* stream);
   // y = convert<T>(x), x of dtype `from` (NaN -> 0 and saturation for float -> integer).
   static int cast_from(porta_dtype from, std::int64_t n, const void* x, T* y, void* stream);
-  static int unary(porta_unary_op op, std::int64_t n, const T* x, T* y, void* stream);
+  // y holds the op's result type: T, or the real type for the abs of a complex T.
+  static int unary(porta_unary_op op, std::int64_t n, const T* x, void* y, void* stream);
   static int binary(porta_binary_op op, std::int64_t rows, std::int64_t cols, const T* a, std::int64_t a_rs,
                     std::int64_t a_cs, const T* b, std::int64_t b_rs, std::int64_t b_cs, T* y, void* stream);
   static int binary_scalar(porta_binary_op op, std::int64_t n, const T* x, T value, bool scalar_first, T* y,
@@ -115,7 +117,9 @@ int launch_typed(porta_dtype dt, F&& f) {
   return code;
 }
 
-// The ABI's untyped view of the launchers above.
+// The ABI's untyped view of the launchers above. (*): fused programs, the own GEMM, sorting and scans
+// are compiled for the real and integer types only (kernels.cmake); the entries' checks refuse
+// complex types for them before anything is launched.
 template <class Api>
 struct KernelDispatch {
   static int fill(porta_dtype dt, std::int64_t n, porta_scalar value, void* y, void* s) {
@@ -139,7 +143,7 @@ struct KernelDispatch {
   static int unary(porta_unary_op op, porta_dtype dt, std::int64_t n, const void* x, void* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      return MapKernels<Api, T>::unary(op, n, static_cast<const T*>(x), static_cast<T*>(y), s);
+      return MapKernels<Api, T>::unary(op, n, static_cast<const T*>(x), y, s);
     });
   }
   static int binary(porta_binary_op op, porta_dtype dt, std::int64_t rows, std::int64_t cols, const void* a,
@@ -163,9 +167,13 @@ struct KernelDispatch {
                          const void* const* inputs, std::int32_t ninputs, void* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
-      for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
-      return ProgramKernels<Api, T>::map_program(n, ops, nops, in, ninputs, static_cast<T*>(y), s);
+      if constexpr (is_complex_v<T>) {  // (*) below
+        return static_cast<int>(Api::kInvalidValue);
+      } else {
+        const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
+        for (std::int32_t k = 0; k < ninputs; ++k) in[k] = static_cast<const T*>(inputs[k]);
+        return ProgramKernels<Api, T>::map_program(n, ops, nops, in, ninputs, static_cast<T*>(y), s);
+      }
     });
   }
   static int axpy(porta_dtype dt, std::int64_t n, porta_scalar alpha, const void* x, void* y, void* s) {
@@ -192,31 +200,48 @@ struct KernelDispatch {
                   porta_scalar beta, void* c, std::int64_t ldc, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a), lda,
-                                       static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c), ldc,
-                                       s);
+      if constexpr (is_complex_v<T>) {  // (*)
+        return static_cast<int>(Api::kInvalidValue);
+      } else {
+        return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a),
+                                         lda, static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c),
+                                         ldc, s);
+      }
     });
   }
   static int sort(porta_dtype key_dt, std::int64_t n, const void* keys_in, void* keys_out, int value_bytes,
                   const void* values_in, void* values_out, bool descending, void* s) {
     return launch_typed<Api>(key_dt, [&](auto t) {
       using T = decltype(t);
-      return SortKernels<Api, T>::sort(n, static_cast<const T*>(keys_in), static_cast<T*>(keys_out), value_bytes,
-                                       values_in, values_out, descending, s);
+      if constexpr (is_complex_v<T>) {  // (*)
+        return static_cast<int>(Api::kInvalidValue);
+      } else {
+        return SortKernels<Api, T>::sort(n, static_cast<const T*>(keys_in), static_cast<T*>(keys_out), value_bytes,
+                                         values_in, values_out, descending, s);
+      }
     });
   }
   static int argreduce(porta_arg_op op, porta_dtype dt, std::int64_t outer, std::int64_t n, std::int64_t inner,
                        const void* x, std::int64_t* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      return SortKernels<Api, T>::argreduce(op, outer, n, inner, static_cast<const T*>(x), y, s);
+      if constexpr (is_complex_v<T>) {  // (*)
+        return static_cast<int>(Api::kInvalidValue);
+      } else {
+        return SortKernels<Api, T>::argreduce(op, outer, n, inner, static_cast<const T*>(x), y, s);
+      }
     });
   }
   static int scan(porta_reduce_op op, porta_dtype dt, bool exclusive, std::int64_t outer, std::int64_t n,
                   std::int64_t inner, const void* x, void* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      return ScanKernels<Api, T>::scan(op, exclusive, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y), s);
+      if constexpr (is_complex_v<T>) {  // (*)
+        return static_cast<int>(Api::kInvalidValue);
+      } else {
+        return ScanKernels<Api, T>::scan(op, exclusive, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y),
+                                         s);
+      }
     });
   }
   // Sparse products exist for the real types of the list (the entry checked dt and index_dt).

@@ -103,6 +103,9 @@ __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
+// (*) An op that T does not have (ops.hpp's op_defined_v: complex numbers have no order): the
+// entries' checks refused it, and its kernel is never instantiated.
+//
 // The op's functor (backends/common/elementwise_ops.hpp, the switch every backend shares); the
 // entries validated op, so the invalid arm is unreachable, and it says "invalid value" rather than
 // computing some other op.
@@ -148,8 +151,16 @@ int MapKernels<Api, T>::cast_from(porta_dtype from, std::int64_t n, const void* 
 }
 
 template <class Api, class T>
-int MapKernels<Api, T>::unary(porta_unary_op op, std::int64_t n, const T* x, T* y, void* stream) {
-  return with_unary_op<Api>(op, [&](auto o) { return run_map<Api>(stream, n, o, y, x); });
+int MapKernels<Api, T>::unary(porta_unary_op op, std::int64_t n, const T* x, void* y, void* stream) {
+  return with_unary_op<Api>(op, [&](auto o) {
+    using Op = decltype(o);
+    if constexpr (op_defined_v<Op, T>) {
+      using R = decltype(Op{}(T{}));
+      return run_map<Api>(stream, n, o, static_cast<R*>(y), x);
+    } else {  // (*) below
+      return static_cast<int>(Api::kInvalidValue);
+    }
+  });
 }
 
 template <class Api, class T>
@@ -167,32 +178,37 @@ int MapKernels<Api, T>::binary(porta_binary_op op, std::int64_t rows, std::int64
   };
   return with_binary_op<Api>(op, [&](auto o) -> int {
     using Op = decltype(o);
-    if (dense(a_rs, a_cs) && dense(b_rs, b_cs)) return run_map<Api>(stream, n, o, y, a, b);
-    if (dense(a_rs, a_cs) && scalar(b_rs, b_cs))
-      return run_map<Api>(stream, n, WithDeviceScalar<Op, T, false>{b}, y, a);
-    if (scalar(a_rs, a_cs) && dense(b_rs, b_cs)) return run_map<Api>(stream, n, WithDeviceScalar<Op, T, true>{a}, y, b);
-    const auto s = static_cast<typename Api::Stream>(stream);
-    if (cols < 64) {
-      auto kernel = binary_flat_kernel<Op, T>;
-      std::int64_t resident = 0;
-      typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
-      if (e != Api::kSuccess) return static_cast<int>(e);
-      const std::int64_t grid = clamp_grid((n + kBlockThreads - 1) / kBlockThreads, resident);
-      return static_cast<int>(Api::launch(kernel, static_cast<unsigned>(grid), kBlockThreads, 0, s, rows, cols, a, a_rs,
-                                          a_cs, b, b_rs, b_cs, y));
-    }
-    {
-      auto kernel = binary_rows_kernel<Op, T>;
-      std::int64_t resident = 0;
-      typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
-      if (e != Api::kSuccess) return static_cast<int>(e);
-      const std::int64_t gx = clamp_grid((cols + kBlockThreads - 1) / kBlockThreads, resident);
-      std::int64_t gy = resident / gx;
-      if (gy < 1) gy = 1;
-      if (gy > rows) gy = rows;
-      if (gy > 65535) gy = 65535;
-      return static_cast<int>(Api::launch(kernel, dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)),
-                                          kBlockThreads, 0, s, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y));
+    if constexpr (!op_defined_v<Op, T>) {  // (*)
+      return static_cast<int>(Api::kInvalidValue);
+    } else {
+      if (dense(a_rs, a_cs) && dense(b_rs, b_cs)) return run_map<Api>(stream, n, o, y, a, b);
+      if (dense(a_rs, a_cs) && scalar(b_rs, b_cs))
+        return run_map<Api>(stream, n, WithDeviceScalar<Op, T, false>{b}, y, a);
+      if (scalar(a_rs, a_cs) && dense(b_rs, b_cs))
+        return run_map<Api>(stream, n, WithDeviceScalar<Op, T, true>{a}, y, b);
+      const auto s = static_cast<typename Api::Stream>(stream);
+      if (cols < 64) {
+        auto kernel = binary_flat_kernel<Op, T>;
+        std::int64_t resident = 0;
+        typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
+        if (e != Api::kSuccess) return static_cast<int>(e);
+        const std::int64_t grid = clamp_grid((n + kBlockThreads - 1) / kBlockThreads, resident);
+        return static_cast<int>(Api::launch(kernel, static_cast<unsigned>(grid), kBlockThreads, 0, s, rows, cols, a,
+                                            a_rs, a_cs, b, b_rs, b_cs, y));
+      }
+      {
+        auto kernel = binary_rows_kernel<Op, T>;
+        std::int64_t resident = 0;
+        typename Api::Error e = resident_grid<Api>(kernel, kBlockThreads, 0, &resident);
+        if (e != Api::kSuccess) return static_cast<int>(e);
+        const std::int64_t gx = clamp_grid((cols + kBlockThreads - 1) / kBlockThreads, resident);
+        std::int64_t gy = resident / gx;
+        if (gy < 1) gy = 1;
+        if (gy > rows) gy = rows;
+        if (gy > 65535) gy = 65535;
+        return static_cast<int>(Api::launch(kernel, dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)),
+                                            kBlockThreads, 0, s, rows, cols, a, a_rs, a_cs, b, b_rs, b_cs, y));
+      }
     }
   });
 }
@@ -202,8 +218,12 @@ int MapKernels<Api, T>::binary_scalar(porta_binary_op op, std::int64_t n, const 
                                       void* stream) {
   return with_binary_op<Api>(op, [&](auto o) {
     using Op = decltype(o);
-    return scalar_first ? run_map<Api>(stream, n, WithFirst<Op, T>{value}, y, x)
-                        : run_map<Api>(stream, n, WithSecond<Op, T>{value}, y, x);
+    if constexpr (op_defined_v<Op, T>) {
+      return scalar_first ? run_map<Api>(stream, n, WithFirst<Op, T>{value}, y, x)
+                          : run_map<Api>(stream, n, WithSecond<Op, T>{value}, y, x);
+    } else {  // (*)
+      return static_cast<int>(Api::kInvalidValue);
+    }
   });
 }
 

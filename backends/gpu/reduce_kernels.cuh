@@ -44,11 +44,17 @@ int ReduceKernels<Api, T>::reduce(porta_reduce_op op, std::int64_t outer, std::i
     case PORTA_REDUCE_PROD:
       return reduce_with_scratch<Api, T>(in, ProdOp{}, outer, n, inner, y, stream);
     case PORTA_REDUCE_MIN:
-      return reduce_with_scratch<Api, T>(in, MinOp{}, outer, n, inner, y, stream);
     case PORTA_REDUCE_MAX:
-      return reduce_with_scratch<Api, T>(in, MaxOp{}, outer, n, inner, y, stream);
     case PORTA_REDUCE_SUMSQ:
-      return reduce_with_scratch<Api, T>(SquareLoad<T>{in}, SumOp{}, outer, n, inner, y, stream);
+      if constexpr (is_complex_v<T>) {  // the entry's checks refused these for complex types
+        break;
+      } else if (op == PORTA_REDUCE_MIN) {
+        return reduce_with_scratch<Api, T>(in, MinOp{}, outer, n, inner, y, stream);
+      } else if (op == PORTA_REDUCE_MAX) {
+        return reduce_with_scratch<Api, T>(in, MaxOp{}, outer, n, inner, y, stream);
+      } else {
+        return reduce_with_scratch<Api, T>(SquareLoad<T>{in}, SumOp{}, outer, n, inner, y, stream);
+      }
     case PORTA_REDUCE_COUNT:
       break;
   }

@@ -68,6 +68,16 @@ int main() {
   expect(ax.to_vector() == std::vector<float>{10, 10, 10}, "matmul(A, x)");
   expect(xa.to_vector() == std::vector<float>(5, 3.0f), "matmul(x, A)");
 
+  // ---- complex arrays (complex64, complex128)
+  using cf = porta::complex<float>;
+  const auto z = porta::Array<cf>::from({cf(3, 4), cf(0, 1), cf(-2, 0)}, dev);
+  const auto w = z * z + cf(1, -1);             // (3+4i)^2 + 1 - i = -6 + 23i
+  const porta::Array<float> r = porta::abs(z);  // |z|: a float array, [5 1 2]
+  const cf s = porta::vdot(z, z);               // sum of conj(z) z = |z|^2 summed: 30 + 0i
+  const auto re = porta::real(w), im = porta::imag(porta::conj(w));
+  expect(w.item(0) == cf(-6, 23) && r.to_vector() == std::vector<float>{5, 1, 2}, "complex maps, abs");
+  expect(s == cf(30, 0) && re.item(0) == -6.0f && im.item(0) == -23.0f, "vdot, real, imag, conj");
+
   std::cout << m << "\n";
   return example::summary();
 }

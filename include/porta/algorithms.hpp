@@ -71,7 +71,28 @@ PORTA_DECLARE_UNARY(tanh)
 PORTA_DECLARE_UNARY(relu)
 PORTA_DECLARE_UNARY(sigmoid)
 PORTA_DECLARE_UNARY(square)
+PORTA_DECLARE_UNARY(conj)  // the complex conjugate; a real or integer array is copied
 #undef PORTA_DECLARE_UNARY
+
+// ---- complex arrays --------------------------------------------------------------------------
+// Of complex64 and complex128 arrays (porta/complex.hpp) the maps above are defined for add, sub,
+// mul, div, neg, sqrt, exp, log, square and conj; those that need an order (minimum, maximum,
+// relu, comparisons other than == and !=, sorting) or have no complex form in porta yet (sin, cos,
+// tanh, sigmoid, pow, scans, fused expressions) raise porta::Unavailable naming the dtype.
+//   porta::Array<porta::complex<double>> z = ...;
+//   porta::Array<double> m = porta::abs(z), re = porta::real(z), im = porta::imag(z);
+//   porta::complex<double> s = porta::vdot(z, z);   // sum of conj(z) * z = |z|^2, as numpy.vdot
+// |z| (numpy.abs of a complex array): a real array of z's precision.
+template <class T>
+Array<T> abs(const Array<complex<T>>& z, const Stream& stream = Stream());
+// The real and imaginary parts (numpy.real, numpy.imag), as new arrays.
+template <class T>
+Array<T> real(const Array<complex<T>>& z, const Stream& stream = Stream());
+template <class T>
+Array<T> imag(const Array<complex<T>>& z, const Stream& stream = Stream());
+// re + i im from two real arrays of one shape.
+template <class T>
+Array<complex<T>> make_complex(const Array<T>& re, const Array<T>& im, const Stream& stream = Stream());
 
 // y = alpha * x + y
 template <class T>
@@ -116,6 +137,15 @@ template <class T>
 double mean(const Array<T>& x, const Stream& stream = Stream());
 template <class T>
 T dot(const Array<T>& x, const Array<T>& y, const Stream& stream = Stream());
+// sum of conj(x[i]) * y[i] (numpy.vdot); dot does not conjugate, as numpy.dot.
+template <class T>
+complex<T> vdot(const Array<complex<T>>& x, const Array<complex<T>>& y, const Stream& stream = Stream());
+// The mean of a complex array, a complex number (sum / size, divided on the host).
+template <class T>
+complex<T> mean(const Array<complex<T>>& x, const Stream& stream = Stream());
+// sqrt(sum of |x|^2), a real number.
+template <class T>
+T norm2(const Array<complex<T>>& x, const Stream& stream = Stream());
 // sqrt(sum of squares) (floating point only)
 template <class T>
 T norm2(const Array<T>& x, const Stream& stream = Stream());
@@ -180,14 +210,23 @@ namespace detail {
 // to the array's dtype (x * 2 and 2.0 * x for a float x stay float). An integer that T cannot hold
 // is an InvalidArgument (NumPy 2 raises too); a floating-point scalar with an integer array does
 // not compile, since converting 2.5 to 2 would silently change the arithmetic: cast the array
-// (porta::cast<double>(x) * 2.5) or the scalar. A double beyond float's range becomes +-inf.
+// (porta::cast<double>(x) * 2.5) or the scalar. A double beyond float's range becomes +-inf. With a
+// complex array a real scalar s is s + 0i; a complex scalar with a real array does not compile.
 template <class T, class S>
 T scalar_as(S s, const char* fn) {
-  static_assert(std::is_arithmetic_v<S>, "porta: a scalar operand must be an arithmetic type");
+  static_assert(std::is_arithmetic_v<S> || is_complex_v<S>, "porta: a scalar operand must be an arithmetic type");
+  static_assert(!is_complex_v<S> || is_complex_v<T>,
+                "porta: a complex scalar with a real array: cast the array to complex first");
   static_assert(!(std::is_integral_v<T> && std::is_floating_point_v<S>),
                 "porta: a floating-point scalar with an integer array would be truncated: cast the array "
                 "(porta::cast<double>(x)) or the scalar (std::int64_t(s)) first");
-  if constexpr (std::is_integral_v<T> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+  if constexpr (is_complex_v<T>) {  // a real scalar is (s, 0); a complex one of the other precision is rounded
+    if constexpr (is_complex_v<S>) {
+      return static_cast<T>(s);
+    } else {
+      return T(scalar_as<real_type_t<T>>(s, fn));
+    }
+  } else if constexpr (std::is_integral_v<T> && std::is_integral_v<S> && !std::is_same_v<S, bool>) {
     const bool fits =
         std::is_signed_v<S>
             ? (static_cast<long long>(s) >= static_cast<long long>(std::numeric_limits<T>::min()) &&
@@ -210,7 +249,7 @@ T scalar_as(S s, const char* fn) {
 }
 
 template <class S>
-using if_scalar = std::enable_if_t<std::is_arithmetic_v<S>, int>;
+using if_scalar = std::enable_if_t<std::is_arithmetic_v<S> || is_complex_v<S>, int>;
 
 }  // namespace detail
 

@@ -39,7 +39,10 @@ template <class T>
 std::string format_element(T v, const std::ostream& like) {
   std::ostringstream os;
   os.precision(like.precision());
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_complex_v<T>) {  // NumPy's form: 3+4j, -1.5-0j
+    const auto im = format_element(v.im, like);
+    return format_element(v.re, like) + (im[0] == '-' ? "" : "+") + im + "j";
+  } else if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     os << v;

@@ -102,7 +102,7 @@ void scenario_baddep() {
 }
 
 void scenario_abi99() {
-  unavailable_common("libporta_hip.so: ABI version 99, expected 1");
+  unavailable_common("libporta_hip.so: ABI version 99, expected " + std::to_string(PORTA_ABI_VERSION));
   EXPECT(!hip_status().loaded);
 }
 
@@ -332,7 +332,7 @@ void scenario_path_order() {
 
 void scenario_path_stops() {
   // The same folders with the wrong-ABI plugin first: refused, and the working one is not tried.
-  unavailable_common("abi99/libporta_hip.so: ABI version 99, expected 1");
+  unavailable_common("abi99/libporta_hip.so: ABI version 99, expected " + std::to_string(PORTA_ABI_VERSION));
   EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), "not tried: ");
   EXPECT_CONTAINS(porta::unavailable_reason(porta::DeviceType::hip), "working/libporta_hip.so");
 }

@@ -28,11 +28,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The complex element types (complex64, complex128 of dtypes.inc): the real part, then the
+ * imaginary part, aligned to the pair's size, as C99's float _Complex, std::complex, cuComplex and
+ * NumPy store them. In C++ they are porta::complex<float> and porta::complex<double>, the same
+ * bytes with the arithmetic every backend shares. */
+#ifdef __cplusplus
+#include "porta/complex.hpp"
+typedef porta::complex<float> porta_complex64;
+typedef porta::complex<double> porta_complex128;
+#else
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define PORTA_ABI_ALIGNED(n) _Alignas(n)
+#else
+#define PORTA_ABI_ALIGNED(n) __attribute__((aligned(n)))
+#endif
+typedef struct porta_complex64 {
+  PORTA_ABI_ALIGNED(8) float re;
+  float im;
+} porta_complex64;
+typedef struct porta_complex128 {
+  PORTA_ABI_ALIGNED(16) double re;
+  double im;
+} porta_complex128;
+#undef PORTA_ABI_ALIGNED
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PORTA_ABI_VERSION 1u
+/* 2: porta_scalar grew to 16 bytes with the complex dtypes. */
+#define PORTA_ABI_VERSION 2u
 #define PORTA_BACKEND_ENTRY_SYMBOL "porta_backend_entry_v1"
 
 typedef enum porta_status {
@@ -71,14 +97,15 @@ enum {
 };
 
 /* A scalar passed by value from the host; the member used is the one of the call's dtype:
- * float f32, double f64, int32_t i32, int64_t i64, ... (dtypes.inc). */
+ * float f32, double f64, int32_t i32, int64_t i64, porta_complex64 c64, ... (dtypes.inc). */
 typedef union porta_scalar {
 #define PORTA_DTYPE(NAME, name, ctype, ...) ctype name;
 #include "dtypes.inc"
 #undef PORTA_DTYPE
 } porta_scalar;
 
-/* Elementwise unary ops: y[i] = op(x[i]). Semantics: include/porta/detail/ops.hpp. */
+/* Elementwise unary ops: y[i] = op(x[i]). Semantics: include/porta/detail/ops.hpp. y has x's dtype,
+ * except ABS of a complex dtype, which writes the real dtype of its precision (|z|, as NumPy). */
 typedef enum porta_unary_op {
   PORTA_UNARY_NEG = 0,
   PORTA_UNARY_ABS,
@@ -91,6 +118,7 @@ typedef enum porta_unary_op {
   PORTA_UNARY_RELU,
   PORTA_UNARY_SIGMOID,
   PORTA_UNARY_SQUARE,
+  PORTA_UNARY_CONJ, /* complex conjugate; a real or integer x unchanged */
   PORTA_UNARY_COUNT
 } porta_unary_op;
 

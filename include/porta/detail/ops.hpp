@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "porta/complex.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/math.hpp"
 #include "porta/detail/math_exp_log.hpp"
@@ -53,7 +54,10 @@ PORTA_HOST_DEVICE inline T min_op(T a, T b) {
 struct SumOp {
   template <class T>
   PORTA_HOST_DEVICE static T identity() {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_complex_v<T>) {
+      using R = real_type_t<T>;
+      return T(R(-0.0), R(-0.0));
+    } else if constexpr (std::is_floating_point_v<T>) {
       return T(-0.0);
     } else {
       return T(0);
@@ -116,7 +120,13 @@ template <class To>
 struct ConvertOp {
   template <class From>
   PORTA_HOST_DEVICE To operator()(From v) const {
-    if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if constexpr (is_complex_v<From> && is_complex_v<To>) {
+      return To(v);
+    } else if constexpr (is_complex_v<From>) {
+      return ConvertOp<To>{}(v.re);  // NumPy's cast of complex to real: the real part
+    } else if constexpr (is_complex_v<To>) {
+      return To(ConvertOp<real_type_t<To>>{}(v));
+    } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
       // -2^(bits-1) is exactly representable in float and double, so both bounds are exact.
       constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
       constexpr From hi = -lo;
@@ -148,11 +158,15 @@ struct NegOp {
     }
   }
 };
+// |x|; of a complex number its modulus, a real number (NumPy's abs), so the unary entry writes
+// the real dtype of that precision.
 struct AbsOp {
   template <class T>
-  PORTA_HOST_DEVICE T operator()(T x) const {
+  PORTA_HOST_DEVICE real_type_t<T> operator()(T x) const {
     if constexpr (std::is_integral_v<T>) {
       return x < 0 ? NegOp{}(x) : x;
+    } else if constexpr (is_complex_v<T>) {
+      return porta::abs(x);
     } else {
       return canonical_nan(std::fabs(x));
     }
@@ -162,25 +176,46 @@ struct AbsOp {
 // on every backend, so their bits do not depend on the
 // device's math library; integer arguments go through double. sqrt is IEEE's correctly rounded one
 // everywhere.
-#define PORTA_DETAIL_MATH_OP(Name, fn)                    \
+// The complex functions are porta/complex.hpp's; complex_undefined marks an op without one, which
+// op_defined_v (below) keeps the backends from instantiating.
+template <class T>
+PORTA_HOST_DEVICE T complex_undefined(T x) {
+  static_assert(!is_complex_v<T>, "porta: this op has no complex form (op_defined_v)");
+  return x;
+}
+#define PORTA_DETAIL_MATH_OP(Name, fn, complex_fn)        \
   struct Name {                                           \
     template <class T>                                    \
     PORTA_HOST_DEVICE T operator()(T x) const {           \
       if constexpr (std::is_floating_point_v<T>) {        \
         return canonical_nan(fn(x));                      \
+      } else if constexpr (is_complex_v<T>) {             \
+        return complex_fn(x);                             \
       } else {                                            \
         return via_double<T>(fn(static_cast<double>(x))); \
       }                                                   \
     }                                                     \
   };
-PORTA_DETAIL_MATH_OP(SqrtOp, std::sqrt)
-PORTA_DETAIL_MATH_OP(ExpOp, math::exp)
-PORTA_DETAIL_MATH_OP(LogOp, math::log)
-PORTA_DETAIL_MATH_OP(SinOp, math::sin)
-PORTA_DETAIL_MATH_OP(CosOp, math::cos)
-PORTA_DETAIL_MATH_OP(TanhOp, math::tanh)
-PORTA_DETAIL_MATH_OP(SigmoidOp, math::sigmoid)
+PORTA_DETAIL_MATH_OP(SqrtOp, std::sqrt, porta::sqrt)
+PORTA_DETAIL_MATH_OP(ExpOp, math::exp, porta::exp)
+PORTA_DETAIL_MATH_OP(LogOp, math::log, porta::log)
+PORTA_DETAIL_MATH_OP(SinOp, math::sin, complex_undefined)
+PORTA_DETAIL_MATH_OP(CosOp, math::cos, complex_undefined)
+PORTA_DETAIL_MATH_OP(TanhOp, math::tanh, complex_undefined)
+PORTA_DETAIL_MATH_OP(SigmoidOp, math::sigmoid, complex_undefined)
 #undef PORTA_DETAIL_MATH_OP
+
+// The complex conjugate; a real or integer x is its own conjugate.
+struct ConjOp {
+  template <class T>
+  PORTA_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_complex_v<T>) {
+      return canonical_nan(porta::conj(x));
+    } else {
+      return canonical_nan(x);
+    }
+  }
+};
 
 struct ReluOp {
   template <class T>
@@ -296,5 +331,33 @@ struct GeOp {
     return a >= b ? 1 : 0;
   }
 };
+
+// Whether op exists for element type T. Complex numbers have no order (no min, max, relu, <, <=,
+// >, >=, sorting) and porta has no complex sin, cos, tanh, sigmoid or pow yet: a backend answers
+// those with PORTA_ERR_UNSUPPORTED (backend_error.hpp's unsupported_dtype) and never instantiates
+// them, and the front end does not declare them for complex arrays.
+template <class Op>
+struct defined_for_complex : std::false_type {};
+#define PORTA_DETAIL_COMPLEX_OP(Op) \
+  template <>                       \
+  struct defined_for_complex<Op> : std::true_type {};
+PORTA_DETAIL_COMPLEX_OP(SumOp)
+PORTA_DETAIL_COMPLEX_OP(ProdOp)
+PORTA_DETAIL_COMPLEX_OP(NegOp)
+PORTA_DETAIL_COMPLEX_OP(AbsOp)
+PORTA_DETAIL_COMPLEX_OP(SqrtOp)
+PORTA_DETAIL_COMPLEX_OP(ExpOp)
+PORTA_DETAIL_COMPLEX_OP(LogOp)
+PORTA_DETAIL_COMPLEX_OP(ConjOp)
+PORTA_DETAIL_COMPLEX_OP(SquareOp)
+PORTA_DETAIL_COMPLEX_OP(AddOp)
+PORTA_DETAIL_COMPLEX_OP(SubOp)
+PORTA_DETAIL_COMPLEX_OP(MulOp)
+PORTA_DETAIL_COMPLEX_OP(DivOp)
+PORTA_DETAIL_COMPLEX_OP(EqOp)
+PORTA_DETAIL_COMPLEX_OP(NeOp)
+#undef PORTA_DETAIL_COMPLEX_OP
+template <class Op, class T>
+inline constexpr bool op_defined_v = !is_complex_v<T> || defined_for_complex<Op>::value;
 
 }  // namespace porta::detail

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "porta/complex.hpp"
+
 namespace porta::detail::gpu {
 
 // NVTX ranges (ApiCuda::range_push below); nothing where the toolkit has no NVTX3 headers.
@@ -228,12 +230,20 @@ struct ApiCuda {
   // for groups of 32, which are a whole warp on NVIDIA and half a wavefront on wave64 AMD GPUs.
   template <class T>
   __device__ static T shfl_down(T v, unsigned offset, int width) {
-    return __shfl_down_sync(0xffffffffu, v, offset, width);
+    if constexpr (is_complex_v<T>) {  // part by part
+      return T(shfl_down(v.re, offset, width), shfl_down(v.im, offset, width));
+    } else {
+      return __shfl_down_sync(0xffffffffu, v, offset, width);
+    }
   }
   // The value of lane - offset of the caller's group (its own below offset): scans.
   template <class T>
   __device__ static T shfl_up(T v, unsigned offset, int width) {
-    return __shfl_up_sync(0xffffffffu, v, offset, width);
+    if constexpr (is_complex_v<T>) {
+      return T(shfl_up(v.re, offset, width), shfl_up(v.im, offset, width));
+    } else {
+      return __shfl_up_sync(0xffffffffu, v, offset, width);
+    }
   }
   // Lets the calling warp sleep for about NS nanoseconds: a poll of memory that another block will
   // write costs the memory system less when it does not spin (scans).

@@ -16,6 +16,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "porta/complex.hpp"
+
 namespace porta::detail::gpu {
 
 struct ApiHip {
@@ -285,11 +287,19 @@ struct ApiHip {
   template <class T>
   __device__ static T shfl_down(T v, unsigned offset, int width) {
     // Lanes outside the caller's group of `width` are inactive or unread; no mask is needed.
-    return __shfl_down(v, offset, width);
+    if constexpr (is_complex_v<T>) {  // part by part
+      return T(shfl_down(v.re, offset, width), shfl_down(v.im, offset, width));
+    } else {
+      return __shfl_down(v, offset, width);
+    }
   }
   template <class T>
   __device__ static T shfl_up(T v, unsigned offset, int width) {
-    return __shfl_up(v, offset, width);
+    if constexpr (is_complex_v<T>) {
+      return T(shfl_up(v.re, offset, width), shfl_up(v.im, offset, width));
+    } else {
+      return __shfl_up(v, offset, width);
+    }
   }
   // About NS nanoseconds (api_cuda.cuh): s_sleep waits 64 clocks per unit, at most 127 units;
   // 64 clocks are about 40 ns at the 1.5-2 GHz of current AMD GPUs.

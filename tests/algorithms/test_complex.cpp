@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: Apache-2.0
+// complex64 and complex128 arrays on every device: copies and views, casts, elementwise arithmetic
+// and functions against std::complex<long double>, the same bits as porta::complex on the host
+// (so on every device), reductions in the canonical order, and the errors for what complex numbers
+// do not have.
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/support.hpp"
+
+using porta::Array;
+using porta::complex;
+using porta::Device;
+using porta::Shape;
+namespace ref = porta_test::ref;
+
+namespace {
+
+using LC = std::complex<long double>;
+
+template <class T>
+std::vector<complex<T>> random_complex(porta_test::Rng& rng, std::int64_t n, T lo = T(-2), T hi = T(2)) {
+  std::vector<complex<T>> v(static_cast<std::size_t>(n));
+  for (auto& z : v) z = complex<T>(rng.uniform<T>(lo, hi), rng.uniform<T>(lo, hi));
+  return v;
+}
+
+template <class T>
+LC wide(complex<T> z) {
+  return LC(z.re, z.im);
+}
+
+template <class T>
+bool same_bits(complex<T> a, complex<T> b) {
+  return porta_test::same_bits(a.re, b.re) && porta_test::same_bits(a.im, b.im);
+}
+
+// The first element whose bits differ, or -1.
+template <class T>
+std::int64_t first_bits_mismatch(const std::vector<complex<T>>& got, const std::vector<complex<T>>& want) {
+  if (got.size() != want.size()) return 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!same_bits(got[i], want[i])) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+// |got - want| <= tol * eps * scale for both parts; where the scale is beyond T's range the result
+// may overflow in T and is not looked at.
+template <class T>
+bool close(complex<T> got, LC want, long double scale, long double tol) {
+  if (scale > std::numeric_limits<T>::max()) return true;
+  const long double eps = std::numeric_limits<T>::epsilon();
+  const long double bound = tol * eps * scale;
+  return std::fabs(got.re - want.real()) <= bound && std::fabs(got.im - want.imag()) <= bound;
+}
+
+template <class T>
+void check_close(const std::vector<complex<T>>& got, const std::vector<LC>& want, const std::vector<long double>& scale,
+                 long double tol) {
+  REQUIRE(got.size() == want.size());
+  std::int64_t bad = 0, first = -1;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!close(got[i], want[i], scale[i], tol)) {
+      if (first < 0) first = static_cast<std::int64_t>(i);
+      ++bad;
+    }
+  std::ostringstream msg;
+  msg.precision(17);
+  if (first >= 0)
+    msg << "first mismatch at " << first << ": got (" << got[first].re << ", " << got[first].im << "), want ("
+        << static_cast<double>(want[first].real()) << ", " << static_cast<double>(want[first].imag()) << "), scale "
+        << static_cast<double>(scale[first]);
+  INFO(msg.str());
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("complex arrays copy, fill and view as their bytes", "[complex]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  static_assert(sizeof(C) == 2 * sizeof(T) && alignof(C) == 2 * sizeof(T));
+  static_assert(sizeof(std::complex<T>) == sizeof(C), "layout of std::complex");
+  const auto h = random_complex<T>(rng, 1000);
+  const auto x = Array<C>::from(h, Shape{40, 25}, dev);
+  CHECK(first_bits_mismatch(x.to_vector(), h) == -1);
+  // std::complex converts both ways, and the bytes are the same
+  const std::complex<T> s = h[3];
+  const C back = s;
+  CHECK(same_bits(back, h[3]));
+  // a row of the 2-D array is a view; a clone is a copy
+  const auto row = x.row(7).contiguous();
+  CHECK(first_bits_mismatch(row.to_vector(), std::vector<C>(h.begin() + 175, h.begin() + 200)) == -1);
+  auto y = porta::full<C>(Shape{40, 25}, C(T(1.5), T(-2.5)), dev);
+  porta::fill(y.row(3), C(T(-7), T(0.25)));
+  const auto hy = y.to_vector();
+  CHECK(same_bits(hy[3 * 25 + 4], C(T(-7), T(0.25))));
+  CHECK(same_bits(hy[4 * 25], C(T(1.5), T(-2.5))));
+  // printed as NumPy prints complex numbers
+  std::ostringstream printed;
+  printed << Array<C>::from(std::vector<C>{C(3, 4), C(T(-1.5), T(-2))}, dev);
+  INFO(printed.str());
+  CHECK(printed.str().find("3+4j, -1.5-2j]") != std::string::npos);
+  CHECK(printed.str().find(std::is_same_v<T, float> ? "dtype=complex64" : "dtype=complex128") != std::string::npos);
+  // the parts, and back
+  const auto re = porta::real(x), im = porta::imag(x);
+  CHECK(re.shape() == x.shape());
+  const auto hre = re.to_vector(), him = im.to_vector();
+  bool parts_ok = true;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    parts_ok = parts_ok && porta_test::same_bits(hre[i], h[i].re) && porta_test::same_bits(him[i], h[i].im);
+  CHECK(parts_ok);
+  CHECK(first_bits_mismatch(porta::make_complex(re, im).to_vector(), h) == -1);
+  // parts of a strided view (the transpose of the rows' first columns)
+  const auto col = porta::real(x.col(2));
+  CHECK(porta_test::same_bits(col.to_vector()[5], h[5 * 25 + 2].re));
+}
+
+TEMPLATE_TEST_CASE("casts between complex and the other dtypes", "[complex][cast]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  using Other = std::conditional_t<std::is_same_v<T, float>, double, float>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const auto h = random_complex<T>(rng, 3000, T(-100), T(100));
+  const auto z = Array<C>::from(h, dev);
+  // complex -> real keeps the real part (NumPy's cast), complex -> integer truncates it
+  const auto r = porta::cast<T>(z).to_vector();
+  const auto i32 = porta::cast<std::int32_t>(z).to_vector();
+  const auto w = porta::cast<complex<Other>>(z).to_vector();
+  bool ok = true;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    ok = ok && porta_test::same_bits(r[i], h[i].re) && i32[i] == static_cast<std::int32_t>(h[i].re);
+    ok = ok && porta_test::same_bits(w[i].re, static_cast<Other>(h[i].re)) &&
+         porta_test::same_bits(w[i].im, static_cast<Other>(h[i].im));
+  }
+  CHECK(ok);
+  // real and integer -> complex: imaginary part +0
+  const auto hr = porta_test::nonzero<T>(rng, 3000);
+  const auto zr = porta::cast<C>(Array<T>::from(hr, dev)).to_vector();
+  const auto zi = porta::cast<C>(porta::arange<std::int64_t>(3000, dev)).to_vector();
+  bool up = true;
+  for (std::size_t i = 0; i < hr.size(); ++i) {
+    up = up && same_bits(zr[i], C(hr[i], T(0)));
+    up = up && same_bits(zi[i], C(static_cast<T>(i), T(0)));
+  }
+  CHECK(up);
+}
+
+TEMPLATE_TEST_CASE("complex elementwise arithmetic against long double", "[complex][maps]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(1000), std::int64_t(1 << 16) + 3}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    auto ha = random_complex<T>(rng, n);
+    auto hb = random_complex<T>(rng, n);
+    // a few denominators with one part zero or tiny, and a few huge values (Smith's division)
+    if (n > 10) {
+      hb[1] = C(T(0), T(0.5));
+      hb[2] = C(T(3), T(0));
+      hb[3] = C(T(1e-20), T(-2));
+      ha[4] = C(std::numeric_limits<T>::max() / 4, T(1));
+      hb[4] = C(std::numeric_limits<T>::max() / 8, std::numeric_limits<T>::max() / 16);
+    }
+    const auto a = Array<C>::from(ha, dev), b = Array<C>::from(hb, dev);
+    const C s(T(0.75), T(-1.25));
+    std::vector<LC> add(n), sub(n), mul(n), div(n), muls(n), sdiv(n), addr(n);
+    std::vector<long double> sc_addr(n);
+    std::vector<long double> sc_add(n), sc_mul(n), sc_muls(n), sc_div(n), sc_sdiv(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const LC x = wide(ha[i]), y = wide(hb[i]);
+      add[i] = x + y;
+      sub[i] = x - y;
+      mul[i] = x * y;
+      div[i] = x / y;
+      muls[i] = x * wide(s);
+      sdiv[i] = wide(s) / x;
+      addr[i] = x + LC(2.0L, 0.0L);
+      sc_addr[i] = std::abs(x) + 2;
+      sc_add[i] = std::abs(x) + std::abs(y);
+      sc_mul[i] = std::abs(x) * std::abs(y);
+      sc_muls[i] = std::abs(x) * std::abs(wide(s));
+      sc_div[i] = std::abs(x) / std::abs(y);
+      sc_sdiv[i] = std::abs(wide(s)) / std::abs(x);
+    }
+    check_close((a + b).to_vector(), add, sc_add, 1);
+    check_close((a - b).to_vector(), sub, sc_add, 1);
+    check_close((a * b).to_vector(), mul, sc_mul, 4);
+    check_close((a / b).to_vector(), div, sc_div, 8);
+    check_close((a * s).to_vector(), muls, sc_muls, 4);
+    check_close((s / a).to_vector(), sdiv, sc_sdiv, 8);
+    check_close((a + 2).to_vector(), addr, sc_addr, 1);
+    // in place, and axpy with a complex alpha
+    auto c = a.clone();
+    c *= b;
+    check_close(c.to_vector(), mul, sc_mul, 4);
+    auto y = b.clone();
+    porta::axpy(s, a, y);
+    std::vector<LC> axpy(n);
+    std::vector<long double> sc_axpy(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      axpy[i] = wide(s) * wide(ha[i]) + wide(hb[i]);
+      sc_axpy[i] = std::abs(wide(s)) * std::abs(wide(ha[i])) + std::abs(wide(hb[i]));
+    }
+    check_close(y.to_vector(), axpy, sc_axpy, 4);
+  }
+}
+
+TEMPLATE_TEST_CASE("complex functions against long double", "[complex][maps]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t n = 20000;
+  auto h = random_complex<T>(rng, n, T(-4), T(4));
+  h[0] = C(T(0), T(0));
+  h[1] = C(T(-4), T(0));  // the branch cut of sqrt and log: +0 imaginary part
+  h[2] = C(T(3), T(0));
+  h[3] = C(T(0), T(-2));
+  const auto z = Array<C>::from(h, dev);
+  std::vector<LC> e(n), l(n), r(n), cj(n), ng(n), sq(n);
+  std::vector<long double> sc_e(n), sc_l(n), sc_r(n), sc_1(n), sc_sq(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const LC x = wide(h[i]);
+    e[i] = std::exp(x);
+    l[i] = i == 0 ? LC(-std::numeric_limits<long double>::infinity(), 0) : std::log(x);
+    r[i] = std::sqrt(x);
+    cj[i] = std::conj(x);
+    ng[i] = -x;
+    sq[i] = x * x;
+    sc_e[i] = std::abs(e[i]);
+    sc_l[i] = std::abs(l[i]) + 1;  // log|z| near |z| = 1 is accurate absolutely, not relatively
+    sc_r[i] = std::abs(r[i]);
+    sc_1[i] = std::abs(x);
+    sc_sq[i] = std::norm(x);
+  }
+  check_close(porta::exp(z).to_vector(), e, sc_e, 8);
+  auto lz = porta::log(z).to_vector();
+  CHECK(std::isinf(lz[0].re));
+  lz[0] = C(T(0), T(0));
+  l[0] = LC(0, 0);
+  check_close(lz, l, sc_l, 8);
+  check_close(porta::sqrt(z).to_vector(), r, sc_r, 4);
+  check_close(porta::conj(z).to_vector(), cj, sc_1, 0);
+  check_close((-z).to_vector(), ng, sc_1, 0);
+  check_close(porta::square(z).to_vector(), sq, sc_sq, 4);
+  // |z|: a real array, within 1 ulp of the exact modulus
+  const auto m = porta::abs(z);
+  static_assert(std::is_same_v<std::decay_t<decltype(m)>, Array<T>>);
+  std::vector<long double> want(n);
+  for (std::int64_t i = 0; i < n; ++i) want[i] = std::abs(wide(h[i]));
+  PORTA_CHECK_RESULT(porta_test::compare_ulps(m.to_vector(), want, 1.0));
+}
+
+TEMPLATE_TEST_CASE("complex maps give porta::complex's bits on every device", "[complex][maps][determinism]", float,
+                   double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t n = 5000;
+  const auto ha = random_complex<T>(rng, n, T(-3), T(3)), hb = random_complex<T>(rng, n, T(-3), T(3));
+  const auto a = Array<C>::from(ha, dev), b = Array<C>::from(hb, dev);
+  const auto host = [&](auto f) {
+    std::vector<C> r(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) r[i] = f(ha[i], hb[i]);
+    return r;
+  };
+  CHECK(first_bits_mismatch((a * b).to_vector(), host([](C x, C y) { return x * y; })) == -1);
+  CHECK(first_bits_mismatch((a / b).to_vector(), host([](C x, C y) { return x / y; })) == -1);
+  CHECK(first_bits_mismatch(porta::exp(a).to_vector(), host([](C x, C) { return porta::exp(x); })) == -1);
+  CHECK(first_bits_mismatch(porta::log(a).to_vector(), host([](C x, C) { return porta::log(x); })) == -1);
+  CHECK(first_bits_mismatch(porta::sqrt(a).to_vector(), host([](C x, C) { return porta::sqrt(x); })) == -1);
+  const auto m = porta::abs(a).to_vector();
+  bool abs_ok = true;
+  for (std::int64_t i = 0; i < n; ++i) abs_ok = abs_ok && porta_test::same_bits(m[i], porta::abs(ha[i]));
+  CHECK(abs_ok);
+}
+
+TEMPLATE_TEST_CASE("complex reductions follow the canonical order of each part", "[complex][reduce][determinism]",
+                   float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(777), std::int64_t(100003)}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto h = random_complex<T>(rng, n), g = random_complex<T>(rng, n);
+    const auto x = Array<C>::from(h, dev), y = Array<C>::from(g, dev);
+    std::vector<T> re(n), im(n), pre(n), pim(n), cre(n), cim(n);
+    long double sq = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      re[i] = h[i].re;
+      im[i] = h[i].im;
+      const C p = h[i] * g[i], q = porta::conj(h[i]) * g[i];
+      pre[i] = p.re;
+      pim[i] = p.im;
+      cre[i] = q.re;
+      cim[i] = q.im;
+      sq += std::norm(wide(h[i]));
+    }
+    // a complex sum is the canonical sum of the real parts and of the imaginary parts
+    const C s = porta::sum(x);
+    CHECK(porta_test::same_bits(s.re, ref::reduce(re, ref::Op::sum)));
+    CHECK(porta_test::same_bits(s.im, ref::reduce(im, ref::Op::sum)));
+    const C d = porta::dot(x, y), v = porta::vdot(x, y);
+    CHECK(porta_test::same_bits(d.re, ref::reduce(pre, ref::Op::sum)));
+    CHECK(porta_test::same_bits(d.im, ref::reduce(pim, ref::Op::sum)));
+    CHECK(porta_test::same_bits(v.re, ref::reduce(cre, ref::Op::sum)));
+    CHECK(porta_test::same_bits(v.im, ref::reduce(cim, ref::Op::sum)));
+    const C mn = porta::mean(x);
+    CHECK(same_bits(mn, porta::detail::canonical_nan(s / C(static_cast<T>(n)))));
+    const T nrm = porta::norm2(x);
+    CHECK(std::fabs(nrm - std::sqrt(sq)) <= 4 * std::numeric_limits<T>::epsilon() * std::sqrt(sq) * (1 + n / 1000.0L));
+  }
+  // along an axis: each output element the canonical sum of its column's parts
+  const std::int64_t rows = 300, cols = 7;
+  const auto h = random_complex<T>(rng, rows * cols);
+  const auto x = Array<C>::from(h, Shape{rows, cols}, dev);
+  const auto s0 = porta::sum(x, 0).to_vector();
+  const auto m0 = porta::mean(x, 0).to_vector();
+  bool ok = true;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    std::vector<T> re(rows), im(rows);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      re[r] = h[r * cols + c].re;
+      im[r] = h[r * cols + c].im;
+    }
+    const C want(ref::reduce(re, ref::Op::sum), ref::reduce(im, ref::Op::sum));
+    ok = ok && same_bits(s0[c], want) && same_bits(m0[c], porta::detail::canonical_nan(want / C(T(rows))));
+  }
+  CHECK(ok);
+}
+
+TEMPLATE_TEST_CASE("complex comparisons and what complex numbers do not have", "[complex][errors]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  const auto a = Array<C>::from(std::vector<C>{C(1, 2), C(3, 4), C(5, -6)}, dev);
+  const auto b = Array<C>::from(std::vector<C>{C(1, 2), C(3, -4), C(5, -6)}, dev);
+  CHECK(porta::equal(a, b).to_vector() == std::vector<std::int32_t>{1, 0, 1});
+  CHECK(porta::not_equal(a, b).to_vector() == std::vector<std::int32_t>{0, 1, 0});
+  const std::string dtype = std::is_same_v<T, float> ? "complex64" : "complex128";
+  using Catch::Matchers::Contains;
+  // cpu:strict reports a queued call's error at the next synchronize, as a GPU stream may
+  const auto synced = [&](auto f) {
+    return [f, dev] {
+      (void)f();
+      porta::synchronize(dev);
+    };
+  };
+  const std::string undefined = "not defined for " + dtype;
+  CHECK_THROWS_WITH(synced([&] { return porta::min(a); })(), Contains(undefined));
+  CHECK_THROWS_WITH(synced([&] { return porta::maximum(a, b); })(), Contains(undefined));
+  CHECK_THROWS_WITH(synced([&] { return porta::sin(a); })(), Contains(undefined));
+  CHECK_THROWS_WITH(synced([&] { return porta::less(a, b); })(), Contains(undefined));
+  CHECK_THROWS_WITH(synced([&] { return porta::sort(a); })(), Contains(undefined));
+  CHECK_THROWS_AS(synced([&] { return porta::cumsum(a); })(), porta::Unavailable);
+  // abs into a complex array would write reals: refused, by name
+  Array<C> out(Shape{3}, dev);
+  CHECK_THROWS_AS(porta::abs(a, out), porta::InvalidArgument);
+}
