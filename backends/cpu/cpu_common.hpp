@@ -59,7 +59,6 @@ using backend::valid_dtype;
     return ::porta::detail::cpu::set_error(PORTA_ERR_BACKEND, "%s: unexpected C++ exception", fn);       \
   }
 
-using backend::dtype_is_complex;
 using backend::scalar_value;
 using backend::unsupported_dtype;
 using backend::with_dtype;
