@@ -9,12 +9,25 @@
 namespace porta::random {
 namespace {
 
+// A complex array is drawn as the real array of its parts (real part i from draw 2i, imaginary
+// part from draw 2i + 1), so its bits are the real draw's on every device. A complex normal has
+// E|z|^2 = 1, as torch.randn's: each part is a real normal times sqrt(1/2), one rounded product.
 template <class T>
 void fill(const char* fn, porta_random_dist dist, Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream) {
   const Device dev = detail::check_args(fn, {detail::arg("out", out)});
   const detail::BackendCall c = detail::make_call(fn, dev, stream);
   if (out.size() == 0) return;
-  c.run(c.table->random, dist, detail::dtype_of<T>(), out.size(), seed, at.stream, at.offset, out.data(), c.stream);
+  if constexpr (is_complex_v<T>) {
+    using R = detail::real_type_t<T>;
+    constexpr porta_dtype rt = detail::dtype_of<R>();
+    const std::int64_t n = 2 * out.size();  // sizes stay below 2^62 elements: an Array's bytes fit in 64 bits
+    c.run(c.table->random, dist, rt, n, seed, at.stream, at.offset, out.data(), c.stream);
+    if (dist == PORTA_RANDOM_NORMAL)
+      c.run(c.table->binary_scalar, PORTA_BINARY_MUL, rt, n, out.data(),
+            detail::to_scalar(static_cast<R>(0.707106781186547524400844362104849039L)), 0, out.data(), c.stream);
+  } else {
+    c.run(c.table->random, dist, detail::dtype_of<T>(), out.size(), seed, at.stream, at.offset, out.data(), c.stream);
+  }
 }
 
 template <class T>
@@ -51,6 +64,8 @@ void normal(Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream)
   template void normal<T>(Array<T>&, std::uint64_t, Counter, const Stream&);
 PORTA_INSTANTIATE_RANDOM(float)
 PORTA_INSTANTIATE_RANDOM(double)
+PORTA_INSTANTIATE_RANDOM(complex<float>)
+PORTA_INSTANTIATE_RANDOM(complex<double>)
 #undef PORTA_INSTANTIATE_RANDOM
 
 }  // namespace porta::random

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "porta/complex.hpp"
+
 // Host and device qualifiers for functors shared with the CUDA binary.
 #if defined(__CUDACC__)
 #define PB_HOST_DEVICE __host__ __device__
@@ -254,6 +256,21 @@ template <>
 inline const char* dtype_name<double>() {
   return "f64";
 }
+template <>
+inline const char* dtype_name<porta::complex<float>>() {
+  return "c64";
+}
+template <>
+inline const char* dtype_name<porta::complex<double>>() {
+  return "c128";
+}
+
+// Floating-point operations of an m x k by k x n product: a complex multiply-add is 8 of them.
+template <class T>
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return (porta::is_complex_v<T> ? 8.0 : 2.0) * static_cast<double>(m) * static_cast<double>(n) *
+         static_cast<double>(k);
+}
 
 // The scalar of scale and axpy. axpy flips its sign every call (every implementation alike) so that
 // y stays bounded however many iterations Google Benchmark runs.
@@ -283,7 +300,14 @@ void fill_random(T* p, std::int64_t n, std::uint64_t seed) {
 #endif
   for (std::int64_t i = 0; i < n; ++i) {
     const std::uint64_t r = splitmix64(base + static_cast<std::uint64_t>(i));
-    p[i] = static_cast<T>(static_cast<double>(r >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+    const double u = static_cast<double>(r >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+    if constexpr (porta::is_complex_v<T>) {  // both parts from the one draw's two halves
+      using R = porta::detail::real_type_t<T>;
+      const double v = static_cast<double>(splitmix64(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+      p[i] = T(static_cast<R>(u), static_cast<R>(v));
+    } else {
+      p[i] = static_cast<T>(u);
+    }
   }
 }
 

@@ -8,7 +8,7 @@
 //   thrust-omp  Thrust with its OpenMP backend (cpu_thrust_peer.cpp), when CCCL's headers are there
 //   kokkos      Kokkos on its default execution space (cpu_kokkos_peer.cpp), when Kokkos is found;
 //               kokkos-serial when that Kokkos has only the Serial backend (one core)
-//   openblas    sgemm_/dgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
+//   openblas    sgemm_/dgemm_/cgemm_/zgemm_ of the BLAS that CMake found ("blas" when it is not OpenBLAS)
 //   lapack      (linalg) LAPACK's getrf/getrs, potrf, syevd, gesdd called directly (linalg_cpu.cpp)
 //   fftw        (fft) FFTW 3 called directly (fft_cpu.cpp), when built with PORTA_BENCH_FFTW=ON
 //
@@ -62,6 +62,15 @@ void sgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc);
+// COMPLEX / COMPLEX*16: interleaved pairs, the layout of porta::complex.
+void cgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const porta::complex<float>* alpha, const porta::complex<float>* a, const int* lda,
+            const porta::complex<float>* b, const int* ldb, const porta::complex<float>* beta, porta::complex<float>* c,
+            const int* ldc);
+void zgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const porta::complex<double>* alpha, const porta::complex<double>* a, const int* lda,
+            const porta::complex<double>* b, const int* ldb, const porta::complex<double>* beta,
+            porta::complex<double>* c, const int* ldc);
 }
 #endif
 
@@ -270,7 +279,7 @@ void porta_matmul(benchmark::State& st, const std::string& id, MatmulShape s, po
   options.algorithm = algorithm;
   for (auto _ : st) porta::gemm(T(1), p.a, false, p.b, false, T(0), p.c, options);
   benchmark::ClobberMemory();
-  pb::set_flops(st, 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k));
+  pb::set_flops(st, pb::gemm_flops<T>(s.m, s.n, s.k));
 }
 
 #if defined(PORTA_BENCH_HAVE_BLAS)
@@ -281,8 +290,12 @@ void blas_gemm(int m, int n, int k, const T* a, const T* b, T* c) {
   const T one = 1, zero = 0;
   if constexpr (std::is_same_v<T, float>) {
     sgemm_(&no, &no, &n, &m, &k, &one, b, &n, a, &k, &zero, c, &n);
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     dgemm_(&no, &no, &n, &m, &k, &one, b, &n, a, &k, &zero, c, &n);
+  } else if constexpr (std::is_same_v<T, porta::complex<float>>) {
+    cgemm_(&no, &no, &n, &m, &k, &one, b, &n, a, &k, &zero, c, &n);
+  } else {
+    zgemm_(&no, &no, &n, &m, &k, &one, b, &n, a, &k, &zero, c, &n);
   }
 }
 
@@ -299,7 +312,7 @@ void blas_matmul(benchmark::State& st, const std::string& id, MatmulShape s) {
     blas_gemm<T>(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), v.x.get(), v.y.get(),
                  v.out.get());
   benchmark::ClobberMemory();
-  pb::set_flops(st, 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k));
+  pb::set_flops(st, pb::gemm_flops<T>(s.m, s.n, s.k));
 }
 #endif
 
@@ -371,6 +384,12 @@ void register_all() {
     for (std::int64_t n : pb::matmul_sizes()) {
       register_matmul_case<float>("matmul", MatmulShape{n, n, n}, n);
       register_matmul_case<double>("matmul", MatmulShape{n, n, n}, n);
+    }
+  }
+  if (pb::wanted("matmul_complex", "matmul")) {
+    for (std::int64_t n : pb::matmul_sizes()) {
+      register_matmul_case<porta::complex<float>>("matmul", MatmulShape{n, n, n}, n);
+      register_matmul_case<porta::complex<double>>("matmul", MatmulShape{n, n, n}, n);
     }
   }
   if (pb::wanted("matmul_ts", "matmul")) {

@@ -7,10 +7,9 @@
 //   thrust       thrust::transform / reduce / inner_product with thrust::cuda::par(_nosync).on(stream)
 //   cub          cub::DeviceReduce::Sum / Max, and Sum over a transform iterator for dot, with the
 //                temporary storage allocated once and the result copied back to pinned host memory
-//   cublas       cublasSgemm / cublasDgemm; cublas-tf32: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32
-//   kernel       (latency only) a minimal hand-written kernel launch
-//   memset       (latency_fill only) cudaMemsetAsync
-//   cuda         (user kernels: heat, nbody) a hand-written CUDA kernel of the same computation;
+//   cublas       cublasSgemm / cublasDgemm / cublasCgemm / cublasZgemm; cublas-tf32: cublasGemmEx with
+//   CUBLAS_COMPUTE_32F_FAST_TF32 kernel       (latency only) a minimal hand-written kernel launch memset (latency_fill
+//   only) cudaMemsetAsync cuda         (user kernels: heat, nbody) a hand-written CUDA kernel of the same computation;
 //                cuda_tiled: nbody's shared-memory kernel (kernels_cuda.cuh)
 //   cusparse     (sparse) cusparseSpMV / cusparseSpMM called directly, descriptors and workspace
 //                made once (cuda_sparse.cuh)
@@ -471,7 +470,6 @@ void peer_vector(benchmark::State& st, const std::string& id, const std::string&
 // ---- matmul ------------------------------------------------------------------------------------
 struct MatmulShape {
   std::int64_t m, k, n;
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 
 template <class T>
@@ -491,9 +489,10 @@ void porta_matmul(benchmark::State& st, const std::string& id, MatmulShape s, po
     ps.synchronize();
     return r;
   });
-  const int calls = event_loop(st, reps_for_flops(s.flops()),
-                               [&] { porta::gemm(T(1), p.a, false, p.b, false, T(0), p.c, options, ps); });
-  pb::set_flops(st, s.flops() * calls);
+  const double flops = pb::gemm_flops<T>(s.m, s.n, s.k);
+  const int calls =
+      event_loop(st, reps_for_flops(flops), [&] { porta::gemm(T(1), p.a, false, p.b, false, T(0), p.c, options, ps); });
+  pb::set_flops(st, flops * calls);
 }
 
 template <class T>
@@ -522,12 +521,25 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
       } else {
         PB_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, p.b.p, n, p.a.p, k, &zero, p.c.p, n));
       }
-    } else {
+    } else if constexpr (std::is_same_v<T, double>) {
       PB_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, p.b.p, n, p.a.p, k, &zero, p.c.p, n));
+    } else if constexpr (std::is_same_v<T, porta::complex<float>>) {
+      const auto* one_c = reinterpret_cast<const cuComplex*>(&one);
+      const auto* zero_c = reinterpret_cast<const cuComplex*>(&zero);
+      PB_CUBLAS(cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, one_c, reinterpret_cast<const cuComplex*>(p.b.p), n,
+                            reinterpret_cast<const cuComplex*>(p.a.p), k, zero_c, reinterpret_cast<cuComplex*>(p.c.p),
+                            n));
+    } else {
+      const auto* one_z = reinterpret_cast<const cuDoubleComplex*>(&one);
+      const auto* zero_z = reinterpret_cast<const cuDoubleComplex*>(&zero);
+      PB_CUBLAS(cublasZgemm(
+          h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, one_z, reinterpret_cast<const cuDoubleComplex*>(p.b.p), n,
+          reinterpret_cast<const cuDoubleComplex*>(p.a.p), k, zero_z, reinterpret_cast<cuDoubleComplex*>(p.c.p), n));
     }
   };
-  const int calls = event_loop(st, reps_for_flops(s.flops()), call);
-  pb::set_flops(st, s.flops() * calls);
+  const double flops = pb::gemm_flops<T>(s.m, s.n, s.k);
+  const int calls = event_loop(st, reps_for_flops(flops), call);
+  pb::set_flops(st, flops * calls);
 }
 
 }  // namespace porta_bench_cuda
@@ -640,6 +652,12 @@ void register_all() {
     for (std::int64_t n : pb::matmul_sizes()) {
       register_matmul_case<float>("matmul", MatmulShape{n, n, n}, n, false);
       register_matmul_case<double>("matmul", MatmulShape{n, n, n}, n, false);
+    }
+  }
+  if (pb::wanted("matmul_complex", "matmul")) {
+    for (std::int64_t n : pb::matmul_sizes()) {
+      register_matmul_case<porta::complex<float>>("matmul", MatmulShape{n, n, n}, n, false);
+      register_matmul_case<porta::complex<double>>("matmul", MatmulShape{n, n, n}, n, false);
     }
   }
   if (pb::wanted("matmul_tf32", "matmul")) {

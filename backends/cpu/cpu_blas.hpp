@@ -19,6 +19,14 @@ void sgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc, std::size_t transa_len, std::size_t transb_len);
+// Complex gemm: the Fortran COMPLEX / COMPLEX*16 arrays are interleaved (re, im) pairs, the layout
+// of porta::complex<float> / <double>; declared on the part type, the element is two of them.
+void cgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc,
+            std::size_t transa_len, std::size_t transb_len);
+void zgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc, std::size_t transa_len, std::size_t transb_len);
 }
 #endif
 

@@ -124,8 +124,20 @@ void blas_call(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
   const int LDB = static_cast<int>(ldb), LDA = static_cast<int>(lda), LDC = static_cast<int>(ldc);
   if constexpr (std::is_same_v<T, float>) {
     sgemm_(&opb, &opa, &M, &N, &K, &alpha, b, &LDB, a, &LDA, &beta, c, &LDC, 1, 1);
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     dgemm_(&opb, &opa, &M, &N, &K, &alpha, b, &LDB, a, &LDA, &beta, c, &LDC, 1, 1);
+  } else {
+    using R = real_type_t<T>;
+    const auto* pa = reinterpret_cast<const R*>(a);
+    const auto* pb = reinterpret_cast<const R*>(b);
+    auto* pc = reinterpret_cast<R*>(c);
+    const auto* al = reinterpret_cast<const R*>(&alpha);
+    const auto* be = reinterpret_cast<const R*>(&beta);
+    if constexpr (std::is_same_v<R, float>) {
+      cgemm_(&opb, &opa, &M, &N, &K, al, pb, &LDB, pa, &LDA, be, pc, &LDC, 1, 1);
+    } else {
+      zgemm_(&opb, &opa, &M, &N, &K, al, pb, &LDB, pa, &LDA, be, pc, &LDC, 1, 1);
+    }
   }
 }
 
@@ -190,20 +202,23 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
   // on porta's own threads, with no BLAS call to hand over to another pool. Asked for porta's own
   // kernel, they take it too: its fixed order is the same for every shape and device.
   const bool own = (flags & PORTA_GEMM_OWN_KERNEL) != 0;
-  if (k > 0 && (m == 1 || n == 1) && !own)
+  const bool complex = backend::dtype_is_complex(dt);
+  if (k > 0 && (m == 1 || n == 1) && !own && !complex)
     return gemv_dispatch(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 #if defined(PORTA_HAVE_BLAS)
   // Fortran BLAS takes 32-bit sizes and rejects a zero leading dimension; inside a caller's
   // parallel region its threads would oversubscribe the cores.
-  const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64) && gemm_choice().path == GemmPath::blas && !own && k > 0 &&
-                        fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) && fits_int(ldc) &&
-                        !in_parallel_region();
+  const bool use_blas = (dt == PORTA_F32 || dt == PORTA_F64 || complex) && gemm_choice().path == GemmPath::blas &&
+                        !own && k > 0 && fits_int(m) && fits_int(n) && fits_int(k) && fits_int(lda) && fits_int(ldb) &&
+                        fits_int(ldc) && !in_parallel_region();
   if (use_blas) {
-    const bool done =
-        dt == PORTA_F32 ? blas_gemm<float>(ta, tb, m, n, k, alpha.f32, static_cast<const float*>(a), lda,
-                                           static_cast<const float*>(b), ldb, beta.f32, static_cast<float*>(c), ldc)
-                        : blas_gemm<double>(ta, tb, m, n, k, alpha.f64, static_cast<const double*>(a), lda,
-                                            static_cast<const double*>(b), ldb, beta.f64, static_cast<double*>(c), ldc);
+    bool done = false;
+    with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_floating_point_v<T> || is_complex_v<T>)
+        done = blas_gemm<T>(ta, tb, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a), lda,
+                            static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c), ldc);
+    });
     if (done) return PORTA_OK;
   }
 #endif

@@ -678,11 +678,13 @@ struct Cuda {
     return text;
   }
 
-  // float/double go to cuBLAS (64-bit interface: every size fits) unless porta's kernel was asked
-  // for; k == 0 (C = beta C) is porta's kernel, which defines it for every leading dimension.
+  // float, double and their complex types go to cuBLAS (64-bit interface: every size fits) unless
+  // porta's kernel was asked for; k == 0 (C = beta C) is porta's kernel, which defines it for every
+  // leading dimension.
   static bool blas_takes(porta_dtype dt, std::int64_t, std::int64_t, std::int64_t k, std::int64_t, std::int64_t,
                          std::int64_t, std::uint32_t flags) noexcept {
-    return (dt == PORTA_F32 || dt == PORTA_F64) && (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0;
+    return (dt == PORTA_F32 || dt == PORTA_F64 || dt == PORTA_C64 || dt == PORTA_C128) &&
+           (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0;
   }
 
   // Row-major C[m x n] = alpha op(A) op(B) + beta C through column-major cuBLAS: the buffers of
@@ -700,13 +702,18 @@ struct Cuda {
     // cuBLAS wants leading dimensions of at least 1 even for empty operands.
     if (lda < 1) lda = 1;
     if (ldb < 1) ldb = 1;
-    const bool f32 = dt == PORTA_F32;
-    const cudaDataType_t type = f32 ? CUDA_R_32F : CUDA_R_64F;
-    const cublasComputeType_t compute = !f32                              ? CUBLAS_COMPUTE_64F
+    // Single precision (float, complex64) computes in float, TF32 on request; the scalars are read
+    // as the matrices' type, which every member of the porta_scalar union starts at.
+    const bool single = dt == PORTA_F32 || dt == PORTA_C64;
+    const cudaDataType_t type = dt == PORTA_F32   ? CUDA_R_32F
+                                : dt == PORTA_F64 ? CUDA_R_64F
+                                : dt == PORTA_C64 ? CUDA_C_32F
+                                                  : CUDA_C_64F;
+    const cublasComputeType_t compute = !single                           ? CUBLAS_COMPUTE_64F
                                         : (flags & PORTA_GEMM_ALLOW_TF32) ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                           : CUBLAS_COMPUTE_32F;
-    const void* al = f32 ? static_cast<const void*>(&alpha.f32) : static_cast<const void*>(&alpha.f64);
-    const void* be = f32 ? static_cast<const void*>(&beta.f32) : static_cast<const void*>(&beta.f64);
+    const void* al = &alpha;
+    const void* be = &beta;
     const cublasStatus_t st = cublasGemmEx_64(ds.handle, op_b, op_a, n, m, k, al, b, type, ldb, a, type, lda, be, c,
                                               type, ldc, compute, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) return blas_error("gemm", "cublasGemmEx", st);

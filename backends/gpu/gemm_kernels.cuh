@@ -189,18 +189,104 @@ __global__ void __launch_bounds__(kGemmThreads, sizeof(T) == 4 ? 2 : 1)
   }
 }
 
+// Complex gemm in porta's fixed complex order, the CPU kernel's (cpu_gemm_kernel.inc): s = (+0, +0),
+// then s = s + a b over k in order, every product and sum rounded on its own (porta::complex's
+// mul_rn / add_rn), then alpha s (+ beta C), NaN parts canonical. A simpler tiling than the real
+// kernel's, since a complex<double> accumulator is four registers: a block of 256 threads computes
+// a 64 x 64 tile of C, thread (tx, ty) of a 16 x 16 grid the 4 x 4 outputs of rows ty + 16 r and
+// columns tx + 16 c, with k-slices of op(A) and op(B) staged in shared memory (32 KiB for
+// complex<double>). A warp reads consecutive columns of Bs and two rows of As (broadcasts).
+inline constexpr int kCgemmTile = 64;
+inline constexpr int kCgemmBK = 16;
+
+template <bool TA, bool TB, class T>
+__global__ void __launch_bounds__(kGemmThreads)
+    cgemm_kernel(std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* __restrict__ A, std::int64_t lda,
+                 const T* __restrict__ B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
+  __shared__ T As[kCgemmBK][kCgemmTile];
+  __shared__ T Bs[kCgemmBK][kCgemmTile];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tx = tid % 16, ty = tid / 16;
+  const std::int64_t ntiles = (n + kCgemmTile - 1) / kCgemmTile;
+  const std::int64_t tiles = ((m + kCgemmTile - 1) / kCgemmTile) * ntiles;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::int64_t i0 = (tile / ntiles) * kCgemmTile, j0 = (tile % ntiles) * kCgemmTile;
+    T acc[4][4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[r][c] = T(0);
+    }
+    for (std::int64_t p0 = 0; p0 < k; p0 += kCgemmBK) {
+      // 1024 elements of each operand per slice, 4 per thread, along the operand's contiguous
+      // direction (coalesced): op(A)[i0 + i][p0 + p] and op(B)[p0 + p][j0 + j].
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int x = tid + e * kGemmThreads;
+        const int ai = TA ? x % kCgemmTile : x / kCgemmBK, ap = TA ? x / kCgemmTile : x % kCgemmBK;
+        const std::int64_t gi = i0 + ai, gp = p0 + ap;
+        As[ap][ai] = gi < m && gp < k ? (TA ? A[gp * lda + gi] : A[gi * lda + gp]) : T(0);
+        const int bj = TB ? x / kCgemmBK : x % kCgemmTile, bp = TB ? x % kCgemmBK : x / kCgemmTile;
+        const std::int64_t gj = j0 + bj, gq = p0 + bp;
+        Bs[bp][bj] = gj < n && gq < k ? (TB ? B[gj * ldb + gq] : B[gq * ldb + gj]) : T(0);
+      }
+      __syncthreads();
+      const int kc = k - p0 < kCgemmBK ? static_cast<int>(k - p0) : kCgemmBK;  // the same for the whole block
+      for (int p = 0; p < kc; ++p) {
+        T a[4], b[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[r] = As[p][ty + 16 * r];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) b[c] = Bs[p][tx + 16 * c];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+#pragma unroll
+          for (int c = 0; c < 4; ++c) acc[r][c] = add_rn(acc[r][c], mul_rn(a[r], b[c]));
+        }
+      }
+      __syncthreads();
+    }
+    const bool use_c = !(beta == T(0)), use_ab = !(alpha == T(0));
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const std::int64_t i = i0 + ty + 16 * r;
+      if (i >= m) continue;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const std::int64_t j = j0 + tx + 16 * c;
+        if (j >= n) continue;
+        T* out = C + i * ldc + j;
+        // alpha == 0 is C = beta * C (BLAS); beta == 0 never reads C (a NaN there stays out).
+        T v = use_ab ? mul_rn(alpha, acc[r][c]) : T(0);
+        if (use_c) v = use_ab ? add_rn(v, mul_rn(beta, *out)) : mul_rn(beta, *out);
+        *out = canonical_nan(v);
+      }
+    }
+  }
+}
+
 template <class Api, class T>
 int GemmKernels<Api, T>::gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
                               const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
                               std::int64_t ldc, void* stream) {
   if (m <= 0 || n <= 0) return 0;
   if (k <= 0) alpha = T(0);  // C = beta * C, as BLAS: A and B are not read
-  const std::int64_t tiles = ((m + kGemmBM - 1) / kGemmBM) * ((n + kGemmBN - 1) / kGemmBN);
-  const unsigned grid = static_cast<unsigned>(tiles < kMaxGrid ? tiles : kMaxGrid);
   const auto s = static_cast<typename Api::Stream>(stream);
-  auto kernel = trans_a ? (trans_b ? gemm_kernel<true, true, T> : gemm_kernel<true, false, T>)
-                        : (trans_b ? gemm_kernel<false, true, T> : gemm_kernel<false, false, T>);
-  return static_cast<int>(Api::launch(kernel, grid, kGemmThreads, 0, s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+  if constexpr (is_complex_v<T>) {
+    const std::int64_t tiles = ((m + kCgemmTile - 1) / kCgemmTile) * ((n + kCgemmTile - 1) / kCgemmTile);
+    const unsigned grid = static_cast<unsigned>(tiles < kMaxGrid ? tiles : kMaxGrid);
+    auto kernel = trans_a ? (trans_b ? cgemm_kernel<true, true, T> : cgemm_kernel<true, false, T>)
+                          : (trans_b ? cgemm_kernel<false, true, T> : cgemm_kernel<false, false, T>);
+    return static_cast<int>(
+        Api::launch(kernel, grid, kGemmThreads, 0, s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+  } else {
+    const std::int64_t tiles = ((m + kGemmBM - 1) / kGemmBM) * ((n + kGemmBN - 1) / kGemmBN);
+    const unsigned grid = static_cast<unsigned>(tiles < kMaxGrid ? tiles : kMaxGrid);
+    auto kernel = trans_a ? (trans_b ? gemm_kernel<true, true, T> : gemm_kernel<true, false, T>)
+                          : (trans_b ? gemm_kernel<false, true, T> : gemm_kernel<false, false, T>);
+    return static_cast<int>(
+        Api::launch(kernel, grid, kGemmThreads, 0, s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+  }
 }
 
 }  // namespace porta::detail::gpu

@@ -117,7 +117,7 @@ int launch_typed(porta_dtype dt, F&& f) {
   return code;
 }
 
-// The ABI's untyped view of the launchers above. (*): fused programs, the own GEMM, sorting and scans
+// The ABI's untyped view of the launchers above. (*): fused programs, sorting and scans
 // are compiled for the real and integer types only (kernels.cmake); the entries' checks refuse
 // complex types for them before anything is launched.
 template <class Api>
@@ -200,13 +200,9 @@ struct KernelDispatch {
                   porta_scalar beta, void* c, std::int64_t ldc, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      if constexpr (is_complex_v<T>) {  // (*)
-        return static_cast<int>(Api::kInvalidValue);
-      } else {
-        return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a),
-                                         lda, static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c),
-                                         ldc, s);
-      }
+      return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a), lda,
+                                       static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c), ldc,
+                                       s);
     });
   }
   static int sort(porta_dtype key_dt, std::int64_t n, const void* keys_in, void* keys_out, int value_bytes,

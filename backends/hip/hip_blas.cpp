@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// float/double gemm through rocBLAS (or hipBLAS) when the build found one. Neither is packaged by
-// Debian, so the default build of this plugin has neither and every gemm runs porta's own kernel
+// float, double, complex64 and complex128 gemm through rocBLAS (or hipBLAS) when the build found one. Neither is
+// packaged by Debian, so the default build of this plugin has neither and every gemm runs porta's own kernel
 // (backends/gpu); this file then only says "not taken".
 #include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "backends/common/backend_error.hpp"
 #include "backends/gpu/plugin.hpp"
@@ -33,6 +34,18 @@ using backend::set_error;
 
 namespace {
 
+// The vendor's complex gemm with porta::complex arguments: its complex type (rocblas_float_complex,
+// hipblasComplex or hipComplex, depending on the library and its version) is read off the
+// function's signature; every one of them is the interleaved (re, im) pair of porta::complex.
+template <class St, class H, class O, class Z, class T>
+St call_complex(St (*f)(H, O, O, int, int, int, const Z*, const Z*, int, const Z*, int, const Z*, Z*, int), H h, O ta,
+                O tb, int m, int n, int k, const T* alpha, const T* a, int lda, const T* b, int ldb, const T* beta,
+                T* c, int ldc) {
+  static_assert(sizeof(Z) == sizeof(T), "the vendor's complex type is not an interleaved pair");
+  return f(h, ta, tb, m, n, k, reinterpret_cast<const Z*>(alpha), reinterpret_cast<const Z*>(a), lda,
+           reinterpret_cast<const Z*>(b), ldb, reinterpret_cast<const Z*>(beta), reinterpret_cast<Z*>(c), ldc);
+}
+
 #if defined(PORTA_HIP_HAVE_ROCBLAS)
 using Handle = rocblas_handle;
 using Op = rocblas_operation;
@@ -59,6 +72,16 @@ rocblas_status call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const doub
                          const double* b, int ldb, const double* beta, double* c, int ldc) {
   return rocblas_dgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
+rocblas_status call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const porta::complex<float>* alpha,
+                         const porta::complex<float>* a, int lda, const porta::complex<float>* b, int ldb,
+                         const porta::complex<float>* beta, porta::complex<float>* c, int ldc) {
+  return call_complex(rocblas_cgemm, h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+rocblas_status call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const porta::complex<double>* alpha,
+                         const porta::complex<double>* a, int lda, const porta::complex<double>* b, int ldb,
+                         const porta::complex<double>* beta, porta::complex<double>* c, int ldc) {
+  return call_complex(rocblas_zgemm, h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 #else
 using Handle = hipblasHandle_t;
 using Op = hipblasOperation_t;
@@ -84,6 +107,16 @@ hipblasStatus_t call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const flo
 hipblasStatus_t call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const double* alpha, const double* a, int lda,
                           const double* b, int ldb, const double* beta, double* c, int ldc) {
   return hipblasDgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+hipblasStatus_t call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const porta::complex<float>* alpha,
+                          const porta::complex<float>* a, int lda, const porta::complex<float>* b, int ldb,
+                          const porta::complex<float>* beta, porta::complex<float>* c, int ldc) {
+  return call_complex(hipblasCgemm, h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+hipblasStatus_t call_gemm(Handle h, Op ta, Op tb, int m, int n, int k, const porta::complex<double>* alpha,
+                          const porta::complex<double>* a, int lda, const porta::complex<double>* b, int ldb,
+                          const porta::complex<double>* beta, porta::complex<double>* c, int ldc) {
+  return call_complex(hipblasZgemm, h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 #endif
 
@@ -129,7 +162,7 @@ porta_status gemm_t(int dev, int trans_a, int trans_b, std::int64_t m, std::int6
 bool vendor_gemm_takes(porta_dtype dt, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
                        std::int64_t ldb, std::int64_t ldc, std::uint32_t flags) noexcept {
   if (flags & PORTA_GEMM_OWN_KERNEL) return false;
-  if (dt != PORTA_F32 && dt != PORTA_F64) return false;
+  if (dt != PORTA_F32 && dt != PORTA_F64 && dt != PORTA_C64 && dt != PORTA_C128) return false;
   // Empty products and k == 0 (C = beta C) are left to porta's kernel, which defines them for
   // every leading dimension; BLAS rejects ld < 1.
   if (m <= 0 || n <= 0 || k <= 0) return false;
@@ -139,11 +172,14 @@ bool vendor_gemm_takes(porta_dtype dt, std::int64_t m, std::int64_t n, std::int6
 porta_status vendor_gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n,
                          std::int64_t k, porta_scalar alpha, const void* a, std::int64_t lda, const void* b,
                          std::int64_t ldb, porta_scalar beta, void* c, std::int64_t ldc, porta_stream s) noexcept try {
-  if (dt == PORTA_F32)
-    return gemm_t<float>(dev, trans_a, trans_b, m, n, k, alpha.f32, static_cast<const float*>(a), lda,
-                         static_cast<const float*>(b), ldb, beta.f32, static_cast<float*>(c), ldc, s);
-  return gemm_t<double>(dev, trans_a, trans_b, m, n, k, alpha.f64, static_cast<const double*>(a), lda,
-                        static_cast<const double*>(b), ldb, beta.f64, static_cast<double*>(c), ldc, s);
+  porta_status st = set_error(PORTA_ERR_UNSUPPORTED, "gemm: no vendor gemm for %s", backend::dtype_name(dt));
+  backend::with_dtype(dt, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_floating_point_v<T> || is_complex_v<T>)
+      st = gemm_t<T>(dev, trans_a, trans_b, m, n, k, backend::scalar_value<T>(alpha), static_cast<const T*>(a), lda,
+                     static_cast<const T*>(b), ldb, backend::scalar_value<T>(beta), static_cast<T*>(c), ldc, s);
+  });
+  return st;
 } catch (...) {
   return set_error(PORTA_ERR_BACKEND, "gemm: unexpected C++ exception around the vendor BLAS");
 }

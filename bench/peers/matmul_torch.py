@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """PyTorch's side of the CPU matmul: torch.matmul of two n x n matrices on the CPU, on a set
 number of threads, timed as porta_cpu_bench times `matmul/<dtype>/porta/<n>` (wall clock per call
-after a warm-up; GFLOP/s = 2 n^3 / time). With porta_cpu_bench JSON files (--benchmark_out) it
-also prints porta's cases from each file and their ratio to torch.
+after a warm-up; GFLOP/s = 2 n^3 / time, 8 n^3 / time for complex64 and complex128). With
+porta_cpu_bench JSON files (--benchmark_out) it also prints porta's cases from each file and their
+ratio to torch.
 
-    python3 bench/peers/matmul_torch.py [--n 4096] [--threads 16] [--dtypes float32,float64]
+    python3 bench/peers/matmul_torch.py [--n 4096] [--threads 16] [--dtypes float32,float64,complex64,complex128]
                                     [--reps 10] [BENCH.json ...]
 
 Without PyTorch it says so and prints the benchmark files' cases alone.
@@ -18,7 +19,7 @@ import time
 
 
 def torch_gflops(torch, n, dtype, reps):
-    a = torch.rand(n, n, dtype=dtype)
+    a = torch.rand(n, n, dtype=dtype)  # complex: both parts uniform
     b = torch.rand(n, n, dtype=dtype)
     c = torch.empty(n, n, dtype=dtype)
     for _ in range(2):
@@ -28,7 +29,7 @@ def torch_gflops(torch, n, dtype, reps):
         t0 = time.perf_counter()
         torch.matmul(a, b, out=c)
         times.append(time.perf_counter() - t0)
-    flop = 2.0 * n * n * n
+    flop = (8.0 if dtype.is_complex else 2.0) * n * n * n
     return flop / min(times) * 1e-9, flop / statistics.median(times) * 1e-9
 
 
@@ -63,7 +64,7 @@ def main():
         torch.set_num_threads(args.threads)
         blas = [l.strip() for l in torch.__config__.show().splitlines() if "BLAS_INFO" in l or "USE_MKL" in l]
         print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {' '.join(blas)}")
-        names = {"float32": "f32", "float64": "f64"}
+        names = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
         for name in args.dtypes.split(","):
             best, med = torch_gflops(torch, args.n, getattr(torch, name), args.reps)
             torch_best[names[name]] = best

@@ -4,6 +4,7 @@
 //
 //   auto u = porta::random::uniform<float>({n}, 42, dev);           // [0, 1)
 //   auto z = porta::random::normal<double>({m, k}, 42, dev);       // mean 0, standard deviation 1
+//   auto w = porta::random::normal<porta::complex<float>>({n}, 42, dev);  // E|w|^2 = 1
 //   porta::random::normal(z, 42, {/*stream=*/1, /*offset=*/0});     // refill in place, another stream
 //
 //   // inside a user kernel (porta/kernels.hpp): one independent stream per index
@@ -23,6 +24,7 @@
 #include <type_traits>
 
 #include "porta/array.hpp"
+#include "porta/complex.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/philox.hpp"
 #include "porta/stream.hpp"
@@ -39,15 +41,27 @@ struct Counter {
 
 // Philox blocks that n values of T use (uniform or normal): ceil(n / 4) for float, ceil(n / 2)
 // for double. `at.offset += porta::random::blocks_for<float>(x.size())` makes the next draw new.
+// A complex value takes two draws of its part type (2 per block for complex<float>, 1 for
+// complex<double>).
 template <class T>
 constexpr std::uint64_t blocks_for(std::int64_t n) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "porta::random draws float or double");
-  // n / k + (n % k != 0): n + k - 1 would overflow for n near 2^63.
-  constexpr std::int64_t k = detail::philox::kPerBlock<T>;
-  return n <= 0 ? 0 : static_cast<std::uint64_t>(n / k + (n % k != 0 ? 1 : 0));
+  if constexpr (is_complex_v<T>) {
+    using R = detail::real_type_t<T>;
+    static_assert(std::is_same_v<R, float> || std::is_same_v<R, double>, "porta::random draws float or double");
+    constexpr std::int64_t k = detail::philox::kPerBlock<R> / 2;
+    return n <= 0 ? 0 : static_cast<std::uint64_t>(n / k + (n % k != 0 ? 1 : 0));
+  } else {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "porta::random draws float or double");
+    // n / k + (n % k != 0): n + k - 1 would overflow for n near 2^63.
+    constexpr std::int64_t k = detail::philox::kPerBlock<T>;
+    return n <= 0 ? 0 : static_cast<std::uint64_t>(n / k + (n % k != 0 ? 1 : 0));
+  }
 }
 
-// Uniform in [0, 1) and standard normal arrays of `shape` on `device` (float or double).
+// Uniform in [0, 1) and standard normal arrays of `shape` on `device`: float, double,
+// complex<float> or complex<double>. A complex array is the real draw of its parts in order (part
+// 2i and 2i + 1 of the same real draw), so uniform complex values have both parts in [0, 1); a
+// complex normal has E|z|^2 = 1, each part a real normal times sqrt(1/2), as torch.randn's.
 template <class T>
 Array<T> uniform(const Shape& shape, std::uint64_t seed, Device device = default_device(), Counter at = {},
                  const Stream& stream = Stream());

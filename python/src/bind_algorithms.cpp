@@ -457,23 +457,20 @@ void bind_matmul(py::module_& m) {
         return std::visit(
             [&](auto& av) -> py::object {
               using T = value_of<decltype(av)>;
-              if constexpr (refused_v<NoComplexForm, T>) {
-                no_complex_form("porta.matmul", detail::dtype_of<T>(), NoComplexForm::refused);
-              } else {
-                auto& bv = as<T>(b, "porta.matmul", "b", detail::dtype_of<T>());
-                Array<T> r;
-                {
-                  py::gil_scoped_release nogil;
-                  r = porta::matmul(av, bv, o, stream_arg(s));
-                }
-                return wrap(std::move(r));
+              auto& bv = as<T>(b, "porta.matmul", "b", detail::dtype_of<T>());
+              Array<T> r;
+              {
+                py::gil_scoped_release nogil;
+                r = porta::matmul(av, bv, o, stream_arg(s));
               }
+              return wrap(std::move(r));
             },
             a.v);
       },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("precision") = "highest", py::arg("algorithm") = "vendor",
       py::arg("stream") = py::none(),
-      "C = A B for 2-D arrays. precision='tf32' lets fp32 use TF32 tensor cores; algorithm='own' is porta's kernel.");
+      "C = A B for 2-D arrays (also complex). precision='tf32' lets fp32 use TF32 tensor cores; algorithm='own' is "
+      "porta's kernel.");
   m.def(
       "gemm",
       [](py::handle alpha, ArrayBox& a, ArrayBox& b, py::handle beta, ArrayBox& c, bool trans_a, bool trans_b,
@@ -483,16 +480,12 @@ void bind_matmul(py::module_& m) {
             [&](auto& cv) {
               using T = value_of<decltype(cv)>;
               constexpr porta_dtype dt = detail::dtype_of<T>();
-              if constexpr (refused_v<NoComplexForm, T>) {
-                no_complex_form("porta.gemm", dt, NoComplexForm::refused);
-              } else {
-                auto& av = as<T>(a, "porta.gemm", "a", dt);
-                auto& bv = as<T>(b, "porta.gemm", "b", dt);
-                const T al = scalar<T>(alpha, "porta.gemm", "alpha");
-                const T be = scalar<T>(beta, "porta.gemm", "beta");
-                py::gil_scoped_release nogil;
-                porta::gemm(al, av, trans_a, bv, trans_b, be, cv, o, stream_arg(s));
-              }
+              auto& av = as<T>(a, "porta.gemm", "a", dt);
+              auto& bv = as<T>(b, "porta.gemm", "b", dt);
+              const T al = scalar<T>(alpha, "porta.gemm", "alpha");
+              const T be = scalar<T>(beta, "porta.gemm", "beta");
+              py::gil_scoped_release nogil;
+              porta::gemm(al, av, trans_a, bv, trans_b, be, cv, o, stream_arg(s));
             },
             c.v);
       },

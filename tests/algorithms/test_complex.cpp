@@ -371,3 +371,195 @@ TEMPLATE_TEST_CASE("complex comparisons and what complex numbers do not have", "
   Array<C> out(Shape{3}, dev);
   CHECK_THROWS_AS(porta::abs(a, out), porta::InvalidArgument);
 }
+
+namespace {
+
+struct MatDims {
+  std::int64_t m, k, n;
+};
+
+template <class T>
+std::string show(complex<T> z) {
+  std::ostringstream os;
+  os.precision(std::numeric_limits<T>::max_digits10);
+  os << "(" << z.re << ", " << z.im << ")";
+  return os.str();
+}
+
+// op(A)[i][p] of a row-major A stored as given (transposed: A is k x m).
+template <class X>
+X op_at(const std::vector<X>& a, bool trans, std::int64_t rows, std::int64_t cols, std::int64_t i, std::int64_t p) {
+  return a[static_cast<std::size_t>(trans ? p * rows + i : i * cols + p)];
+}
+
+// porta's fixed complex GEMM order (GemmAlgorithm::own, docs/determinism.md) with porta::complex's
+// host arithmetic: s from (+0, +0), s = s + a b over k in order, then alpha s, then + beta C.
+template <class T>
+std::vector<complex<T>> fixed_order_cgemm(const MatDims& d, complex<T> alpha, const std::vector<complex<T>>& a, bool ta,
+                                          const std::vector<complex<T>>& b, bool tb, complex<T> beta,
+                                          const std::vector<complex<T>>& c0) {
+  using C = complex<T>;
+  namespace pd = porta::detail;
+  std::vector<C> out(static_cast<std::size_t>(d.m * d.n));
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      C s(T(0), T(0));
+      for (std::int64_t p = 0; p < d.k; ++p)
+        s = pd::add_rn(s, pd::mul_rn(op_at(a, ta, d.m, d.k, i, p), op_at(b, tb, d.k, d.n, p, j)));
+      const C cv = c0[static_cast<std::size_t>(i * d.n + j)];
+      const bool use_ab = !(alpha == C(0)), use_c = !(beta == C(0));
+      C v = use_ab ? pd::mul_rn(alpha, s) : C(0);
+      if (use_c) v = use_ab ? pd::add_rn(v, pd::mul_rn(beta, cv)) : pd::mul_rn(beta, cv);
+      out[static_cast<std::size_t>(i * d.n + j)] = pd::canonical_nan(v);
+    }
+  return out;
+}
+
+}  // namespace
+
+// Complex matmul through the vendor BLAS (cgemm/zgemm of OpenBLAS, cuBLAS, rocBLAS) and porta's own
+// kernel, against long double: transposes, complex alpha and beta, matrix-vector shapes, and a
+// poisoned C where beta == 0 (never read). The bound is the classic one for a dot product of k
+// complex terms, relative to sum |alpha| |a| |b| + |beta| |c|.
+TEMPLATE_TEST_CASE("complex matmul and gemm against long double", "[complex][matmul]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  using porta::GemmAlgorithm;
+  using porta::MatmulOptions;
+  using porta::Precision;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const MatDims dims[] = {{1, 1, 1}, {7, 1, 9}, {33, 70, 65}, {64, 129, 17}, {1, 200, 40}, {40, 200, 1}};
+  const std::pair<C, C> scalars[] = {{C(1), C(0)}, {C(T(0.5), T(-1.25)), C(0)}, {C(T(-1), T(2)), C(T(0.75), T(0.5))}};
+  for (GemmAlgorithm algo : {GemmAlgorithm::vendor, GemmAlgorithm::own})
+    for (const MatDims& d : dims)
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (const auto& [alpha, beta] : scalars) {
+            INFO((algo == GemmAlgorithm::own ? "own" : "vendor")
+                 << " on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n << " trans_a=" << ta
+                 << " trans_b=" << tb << " alpha=" << show(alpha) << " beta=" << show(beta));
+            const auto ha = random_complex<T>(rng, d.m * d.k), hb = random_complex<T>(rng, d.k * d.n);
+            const auto hc = random_complex<T>(rng, d.m * d.n);
+            const auto a = Array<C>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev);
+            const auto b = Array<C>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev);
+            const T nan = std::numeric_limits<T>::quiet_NaN();
+            auto c = beta == C(0) ? Array<C>::from(std::vector<C>(hc.size(), C(nan, nan)), Shape{d.m, d.n}, dev)
+                                  : Array<C>::from(hc, Shape{d.m, d.n}, dev);
+            porta::gemm(alpha, a, ta, b, tb, beta, c, MatmulOptions{Precision::highest, algo});
+            std::vector<LC> want(hc.size());
+            std::vector<long double> scale(hc.size());
+            for (std::int64_t i = 0; i < d.m; ++i)
+              for (std::int64_t j = 0; j < d.n; ++j) {
+                LC s = 0;
+                long double mag = 0;
+                for (std::int64_t p = 0; p < d.k; ++p) {
+                  const LC x = wide(op_at(ha, ta, d.m, d.k, i, p)), y = wide(op_at(hb, tb, d.k, d.n, p, j));
+                  s += x * y;
+                  mag += std::abs(x) * std::abs(y);
+                }
+                const std::size_t e = static_cast<std::size_t>(i * d.n + j);
+                want[e] = wide(alpha) * s + (beta == C(0) ? LC(0) : wide(beta) * wide(hc[e]));
+                scale[e] = std::abs(wide(alpha)) * mag + std::abs(wide(beta)) * std::abs(wide(hc[e])) +
+                           std::numeric_limits<T>::min();
+              }
+            check_close(c.to_vector(), want, scale, static_cast<long double>(2 * d.k + 8));
+          }
+  // matmul: matrix-matrix, matrix-vector and vector-matrix, against gemm's own results
+  const auto ha = random_complex<T>(rng, 30 * 20), hx = random_complex<T>(rng, 20), hy = random_complex<T>(rng, 30);
+  const auto a = Array<C>::from(ha, Shape{30, 20}, dev);
+  const auto av = porta::matmul(a, Array<C>::from(hx, dev)).to_vector();
+  const auto ya = porta::matmul(Array<C>::from(hy, dev), a).to_vector();
+  REQUIRE(av.size() == 30);
+  REQUIRE(ya.size() == 20);
+  std::vector<LC> want_av(30), want_ya(20);
+  std::vector<long double> scale_av(30), scale_ya(20);
+  for (int i = 0; i < 30; ++i)
+    for (int p = 0; p < 20; ++p) {
+      const LC aip = wide(ha[static_cast<std::size_t>(i * 20 + p)]);
+      want_av[i] += aip * wide(hx[p]);
+      scale_av[i] += std::abs(aip) * std::abs(wide(hx[p]));
+      want_ya[p] += wide(hy[i]) * aip;
+      scale_ya[p] += std::abs(aip) * std::abs(wide(hy[i]));
+    }
+  check_close(av, want_av, scale_av, 48.0L);
+  check_close(ya, want_ya, scale_ya, 68.0L);
+}
+
+// GemmAlgorithm::own is porta's fixed complex order on every device: the host's sequential chain
+// predicts every bit. k crosses the CPU's slices of 128 and the GPU's of 16 with ragged tails; C
+// crosses the tiles (16 x 64 on the CPU, 64 x 64 on GPUs); a NaN in A makes canonical NaNs.
+TEMPLATE_TEST_CASE("complex gemm with GemmAlgorithm::own: the fixed order, bit for bit on every device",
+                   "[complex][matmul][determinism]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const MatDims dims[] = {{1, 1, 1}, {1, 300, 3}, {70, 131, 1}, {37, 257, 129}};
+  const std::pair<C, C> scalars[] = {{C(1), C(0)}, {C(T(-1.5), T(0.25)), C(T(0.5), T(-2))}, {C(0), C(T(2), T(1))}};
+  for (const MatDims& d : dims)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (const auto& [alpha, beta] : scalars) {
+          INFO("own on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n << " trans_a=" << ta
+                         << " trans_b=" << tb << " alpha=" << show(alpha) << " beta=" << show(beta));
+          auto ha = random_complex<T>(rng, d.m * d.k);
+          const auto hb = random_complex<T>(rng, d.k * d.n), hc = random_complex<T>(rng, d.m * d.n);
+          if (d.m * d.k > 1) ha[1].im = std::numeric_limits<T>::quiet_NaN();
+          const auto a = Array<C>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev);
+          const auto b = Array<C>::from(hb, tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, dev);
+          auto c = Array<C>::from(hc, Shape{d.m, d.n}, dev);
+          porta::gemm(alpha, a, ta, b, tb, beta, c,
+                      porta::MatmulOptions{porta::Precision::highest, porta::GemmAlgorithm::own});
+          const auto got = c.to_vector();
+          const auto want = fixed_order_cgemm<T>(d, alpha, ha, ta, hb, tb, beta, hc);
+          const std::int64_t bad = first_bits_mismatch(got, want);
+          if (bad >= 0) INFO("element " << bad << ": got " << show(got[bad]) << ", expected " << show(want[bad]));
+          CHECK(bad == -1);
+        }
+}
+
+// A complex draw is the real draw of its parts, bit for bit (so the same on every device); a complex
+// normal is scaled to E|z|^2 = 1. The moments are checked on 2^16 values (5 sigma bounds).
+TEMPLATE_TEST_CASE("complex random numbers are the real draws of their parts", "[complex][random]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::uint64_t seed = rng.engine()();
+  const std::int64_t n = std::int64_t{1} << 16;
+  const porta::random::Counter at{3, 5};
+  const auto u = porta::random::uniform<C>(Shape{n}, seed, dev, at).to_vector();
+  const auto ur = porta::random::uniform<T>(Shape{2 * n}, seed, dev, at).to_vector();
+  const auto z = porta::random::normal<C>(Shape{n}, seed, dev, at).to_vector();
+  const auto zr = porta::random::normal<T>(Shape{2 * n}, seed, dev, at).to_vector();
+  const T half = static_cast<T>(0.707106781186547524400844362104849039L);
+  bool parts = true;
+  long double m_re = 0, m_im = 0, power = 0, cross = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    parts = parts && porta_test::same_bits(u[i].re, ur[2 * i]) && porta_test::same_bits(u[i].im, ur[2 * i + 1]);
+    parts = parts && porta_test::same_bits(z[i].re, zr[2 * i] * half) &&
+            porta_test::same_bits(z[i].im, zr[2 * i + 1] * half);
+    m_re += z[i].re;
+    m_im += z[i].im;
+    power += static_cast<long double>(z[i].re) * z[i].re + static_cast<long double>(z[i].im) * z[i].im;
+    cross += static_cast<long double>(z[i].re) * z[i].im;
+  }
+  CHECK(parts);
+  const long double sn = std::sqrt(static_cast<long double>(n));
+  CHECK(std::fabs(m_re / n) < 5 * 0.7072L / sn);
+  CHECK(std::fabs(m_im / n) < 5 * 0.7072L / sn);
+  CHECK(std::fabs(power / n - 1) < 5 * 1.0L / sn);  // Var |z|^2 = 1 for a complex normal
+  CHECK(std::fabs(cross / n) < 5 * 0.5L / sn);
+  // the next draw starts where blocks_for says this one ended
+  porta::random::Counter next = at;
+  next.offset += porta::random::blocks_for<C>(n);
+  const auto after = porta::random::uniform<T>(Shape{2}, seed, dev, next).to_vector();
+  const auto longer = porta::random::uniform<T>(Shape{2 * n + 2}, seed, dev, at).to_vector();
+  CHECK(porta_test::same_bits(after[0], longer[2 * n]));
+  CHECK(porta_test::same_bits(after[1], longer[2 * n + 1]));
+  // into an existing array
+  Array<C> out(Shape{n}, dev);
+  porta::random::normal(out, seed, at);
+  CHECK(first_bits_mismatch(out.to_vector(), z) == -1);
+}

@@ -360,6 +360,30 @@ def test_complex_scalar_with_real_array_is_refused():
         porta.add(porta.ones(3, dtype="complex64"), porta.ones(3, dtype="float32"))
 
 
+# ---- matmul --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("algorithm", ["vendor", "own"])
+def test_matmul_and_gemm(device, dtype, algorithm):
+    rng = np.random.default_rng()
+    ha, hb, hx = (random_host(s, dtype, rng) for s in [(13, 40), (40, 9), (40,)])
+    a, b, x = on(device, ha), on(device, hb), on(device, hx)
+    # relative to the product of the magnitudes: sums of k terms of both signs
+    scale = np.abs(ref(ha)) @ np.abs(ref(hb))
+    got = porta.matmul(a, b, algorithm=algorithm)
+    assert got.dtype == dtype and got.shape == (13, 9)
+    assert np.all(np.abs(got.numpy() - ref(ha) @ ref(hb)) <= 8 * tolerance(dtype, 40) * scale)
+    assert np.allclose((a @ b).numpy(), ref(ha) @ ref(hb), rtol=50 * RTOL[dtype])
+    assert np.allclose(porta.matmul(a, x).numpy(), ref(ha) @ ref(hx), rtol=50 * RTOL[dtype])
+    # c = alpha a^T b + beta c with complex scalars, in place
+    hc = random_host((40, 40), dtype, rng)
+    c = on(device, hc)
+    alpha, beta = 0.5 - 1.5j, -0.25 + 2j
+    porta.gemm(alpha, a, a, beta, c, trans_a=True, algorithm=algorithm)
+    want = alpha * (ref(ha).T @ ref(ha)) + beta * ref(hc)
+    np.testing.assert_allclose(c.numpy(), want, rtol=0, atol=64 * tolerance(dtype, 13) * np.max(np.abs(want)))
+
+
 # ---- what complex numbers do not have -----------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", COMPLEX)
@@ -378,10 +402,6 @@ def test_operations_complex_does_not_have(dtype):
             f(x)
     with pytest.raises(TypeError, match="porta.pow: not defined"):
         x ** 2
-    with pytest.raises(TypeError, match="porta.matmul: not defined"):
-        porta.matmul(x, porta.ones((3, 2), dtype=dtype))
-    with pytest.raises(TypeError, match="porta.gemm: not defined"):
-        porta.gemm(1, x, x, 0, porta.ones((2, 2), dtype=dtype), trans_b=True)
     # arange makes ordered ranges: real and integer dtypes only
     with pytest.raises(porta.InvalidArgument, match="arange: dtype %s is not supported" % dtype):
         porta.arange(3, dtype=dtype)

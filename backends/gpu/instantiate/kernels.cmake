@@ -13,7 +13,7 @@ set(PORTA_GPU_KERNEL_FAMILIES map reduce gemm sort index scan program random spa
 # Families that exist for the dtypes of kind "real" only, and those that exist for kind "complex"
 # too (the others are for real and integer types).
 set(PORTA_GPU_REAL_KERNEL_FAMILIES random sparse)
-set(PORTA_GPU_COMPLEX_KERNEL_FAMILIES map reduce index)
+set(PORTA_GPU_COMPLEX_KERNEL_FAMILIES map reduce index gemm)
 
 # PORTA_DTYPES: the dtypes' names (f32, ...), in the list's order; PORTA_REAL_DTYPES and
 # PORTA_COMPLEX_DTYPES: those of kind real and complex; PORTA_DTYPE_CTYPE_<name>: the C type.
