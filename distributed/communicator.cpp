@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/common.hpp"
 #include "distributed/comm_state.hpp"
 #include "porta/algorithms.hpp"
 #include "porta/detail/ops.hpp"
@@ -337,6 +338,19 @@ MpiInfo mpi_info() {
   return static_cast<MpiInfo>(detail::dist::mpi_status(false));
 }
 
+// norm2 of a complex array is its own overload: sqrt(vdot(x, x)), a real number, as porta::norm2.
+template <class T>
+T Communicator::norm2(const Array<complex<T>>& x, const Stream& stream) const {
+  constexpr const char* fn = "porta::distributed::Communicator::norm2";
+  const CommState& s = state(fn);
+  const detail::dist::Call call = detail::dist::start(s, detail::dist::CallKind::norm2, fn);
+  x.check_valid(fn);
+  // porta::vdot's canonical order over the rounded products conj(x[i]) * x[i] is that of their sum.
+  const complex<T> ss =
+      detail::dist::sum_concatenated(s, call, Array<complex<T>>(porta::mul(porta::conj(x, stream), x, stream)), stream);
+  return detail::canonical_nan(static_cast<T>(std::sqrt(ss.re)));
+}
+
 #define PORTA_DIST_INSTANTIATE(T)                                                                     \
   template void Communicator::allreduce<T>(Array<T>&, Op, const Stream&) const;                       \
   template void Communicator::allreduce<T>(const Array<T>&, Array<T>&, Op, const Stream&) const;      \
@@ -347,12 +361,13 @@ MpiInfo mpi_info() {
   template Request Communicator::isend<T>(const Array<T>&, int, int, const Stream&) const;            \
   template Request Communicator::irecv<T>(Array<T>&, int, int, const Stream&) const;                  \
   template T Communicator::sum<T>(const Array<T>&, const Stream&) const;                              \
-  template T Communicator::dot<T>(const Array<T>&, const Array<T>&, const Stream&) const;             \
-  template T Communicator::norm2<T>(const Array<T>&, const Stream&) const;
-PORTA_DIST_INSTANTIATE(float)
-PORTA_DIST_INSTANTIATE(double)
-PORTA_DIST_INSTANTIATE(std::int32_t)
-PORTA_DIST_INSTANTIATE(std::int64_t)
+  template T Communicator::dot<T>(const Array<T>&, const Array<T>&, const Stream&) const;
+#define PORTA_DIST_INSTANTIATE_NORM2(T) template T Communicator::norm2<T>(const Array<T>&, const Stream&) const;
+PORTA_FOR_EACH_DTYPE(PORTA_DIST_INSTANTIATE)
+PORTA_FOR_EACH_ORDERED_DTYPE(PORTA_DIST_INSTANTIATE_NORM2)
+template float Communicator::norm2<float>(const Array<complex<float>>&, const Stream&) const;
+template double Communicator::norm2<double>(const Array<complex<double>>&, const Stream&) const;
+#undef PORTA_DIST_INSTANTIATE_NORM2
 #undef PORTA_DIST_INSTANTIATE
 
 }  // namespace porta::distributed

@@ -101,5 +101,9 @@ template float sum_concatenated<float>(const CommState&, Call, const Array<float
 template double sum_concatenated<double>(const CommState&, Call, const Array<double>&, const Stream&);
 template std::int32_t sum_concatenated<std::int32_t>(const CommState&, Call, const Array<std::int32_t>&, const Stream&);
 template std::int64_t sum_concatenated<std::int64_t>(const CommState&, Call, const Array<std::int64_t>&, const Stream&);
+template complex<float> sum_concatenated<complex<float>>(const CommState&, Call, const Array<complex<float>>&,
+                                                         const Stream&);
+template complex<double> sum_concatenated<complex<double>>(const CommState&, Call, const Array<complex<double>>&,
+                                                           const Stream&);
 
 }  // namespace porta::detail::dist

@@ -238,6 +238,12 @@ void collective(const CommState& st, Call call, porta_coll_kind k, Device dev, p
                 const void* send, std::int64_t n_send, void* recv, std::int64_t n_recv, int root,
                 const Stream& stream) {
   const char* fn = kind_fn(k);
+  // Complex numbers have sums and products, not an order: refused on every rank before any transport
+  // is involved, in the words the backends use for what a complex type lacks.
+  const bool reducing = k == PORTA_COLL_ALLREDUCE || k == PORTA_COLL_REDUCE || k == PORTA_COLL_REDUCE_SCATTER;
+  if (reducing && (dt == PORTA_C64 || dt == PORTA_C128) && (op == PORTA_REDUCE_MIN || op == PORTA_REDUCE_MAX))
+    throw Unavailable(std::string(fn) + ": " + (op == PORTA_REDUCE_MIN ? "min" : "max") + " is not defined for " +
+                      dtype_name(dt) + " (complex numbers have no order)");
   const porta_stream s = stream_for(stream, dev, fn);
   HostEngine& h = *st.host;
   const std::int64_t n = k == PORTA_COLL_ALLGATHER ? n_send : n_recv;  // elements per rank

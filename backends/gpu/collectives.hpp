@@ -226,17 +226,27 @@ struct Collectives {
     return r == nccl::kSuccess ? PORTA_OK : failed(fn, begin != 0 ? "ncclGroupStart" : "ncclGroupEnd", r);
   }
 
-  static bool data_type(porta_dtype dt, nccl::DataType* out) noexcept {
+  // NCCL's type for dt and how many of them one element is. NCCL has no complex type: a complex
+  // element is two of its part type, which is exact for moving data and for sums (a complex sum is
+  // the sum of each part); a complex product is not two products, and is refused.
+  static bool data_type(porta_dtype dt, nccl::DataType* out, int* parts) noexcept {
     // The default arm is for values outside the list, which C callers can pass.
-    // NCCL has no complex type: complex64 and complex128 collectives are not offered on GPUs yet
-    // (the host transports, MPI and threads, have them).
     static_assert(PORTA_DTYPE_COUNT == 6, "a new dtype (dtypes.inc): give it its NCCL type here");
+    *parts = 1;
     switch (backend::raw_enum(dt)) {
       case PORTA_F32:
         *out = nccl::kFloat32;
         return true;
       case PORTA_F64:
         *out = nccl::kFloat64;
+        return true;
+      case PORTA_C64:
+        *out = nccl::kFloat32;
+        *parts = 2;
+        return true;
+      case PORTA_C128:
+        *out = nccl::kFloat64;
+        *parts = 2;
         return true;
       case PORTA_I32:
         *out = nccl::kInt32;
@@ -277,13 +287,19 @@ struct Collectives {
     if (!backend::in_range(kd, 0, PORTA_COLL_COUNT))
       return backend::set_error(PORTA_ERR_INVALID, "%s: unknown kind %d", fn, kd);
     nccl::DataType type = 0;
-    if (!data_type(dt, &type))
+    int parts = 1;
+    if (!data_type(dt, &type, &parts))
       return backend::set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, backend::raw_enum(dt));
     const bool reducing = kd == PORTA_COLL_ALLREDUCE || kd == PORTA_COLL_REDUCE || kd == PORTA_COLL_REDUCE_SCATTER;
     nccl::RedOp rop = nccl::kSum;
     if (reducing && !red_op(op, &rop))
       return backend::set_error(PORTA_ERR_INVALID, "%s: reduce op %d is not sum, prod, min or max", fn,
                                 backend::raw_enum(op));
+    if (reducing && parts == 2 && rop != nccl::kSum)
+      return backend::set_error(PORTA_ERR_UNSUPPORTED,
+                                "%s: NCCL reduces %s by sums only (it has no complex type; a sum is the sum of "
+                                "each part)",
+                                fn, backend::dtype_name(dt));
     if (n < 0) return backend::set_error(PORTA_ERR_INVALID, "%s: negative count %lld", fn, static_cast<long long>(n));
     const bool rooted =
         kd == PORTA_COLL_REDUCE || kd == PORTA_COLL_BROADCAST || kd == PORTA_COLL_SEND || kd == PORTA_COLL_RECV;
@@ -303,7 +319,7 @@ struct Collectives {
       return failed(fn, "ncclCommGetAsyncError", async);
     DeviceGuard<Api> guard;
     if (const porta_status st = P::enter(guard, k->dev, fn); st != PORTA_OK) return st;
-    const auto count = static_cast<std::size_t>(n);
+    const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(parts);
     const Stream st = reinterpret_cast<Stream>(s);
     nccl::Result r = nccl::kSuccess;
     const char* call = "";

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "porta/array.hpp"
+#include "porta/complex.hpp"
 #include "porta/stream.hpp"
 
 namespace porta {
@@ -156,6 +157,9 @@ class Communicator {
   T dot(const Array<T>& x, const Array<T>& y, const Stream& stream = Stream()) const;
   template <class T>
   T norm2(const Array<T>& x, const Stream& stream = Stream()) const;
+  // Of a complex array: a real number, sqrt(vdot(x, x)), as porta::norm2.
+  template <class T>
+  T norm2(const Array<complex<T>>& x, const Stream& stream = Stream()) const;
 
   Communicator() = default;  // a null communicator: every use is an InvalidArgument
   explicit Communicator(std::shared_ptr<detail::dist::CommState> s) noexcept : state_(std::move(s)) {}

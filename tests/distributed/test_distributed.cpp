@@ -12,6 +12,7 @@
 // Catch2's assertions are not thread-safe: a rank collects its failures in a Report, and the
 // thread that runs the test case reports them.
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -290,6 +291,109 @@ TEMPLATE_TEST_CASE("collectives match a host reference", "[distributed]", float,
       ok &= same_bits(got[static_cast<std::size_t>(i)], m);
     }
     rep.expect(ok, "reduce_scatter max");
+  });
+}
+
+// Complex arrays: sums and products over ranks against long double, broadcast and allgather bit for
+// bit. Over NCCL or RCCL (no complex type there) a complex element travels as its two parts, which
+// sums allow; a complex product is refused there by name.
+TEMPLATE_TEST_CASE("complex collectives match a host reference", "[distributed][complex]", float, double) {
+  using C = porta::complex<TestType>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  run_ranks(dev, rng.seed(), [](const dist::Communicator& c, Device d, std::uint64_t seed, Report& rep) {
+    using T = typename C::value_type;
+    const int k = c.size(), r = c.rank();
+    const std::int64_t n = 500 + static_cast<std::int64_t>(seed % 31);
+    const bool ccl = c.transport(d).find("ccl") != std::string::npos;
+    const auto rank_values = [&](int q, dist::Op op, std::int64_t count = -1) {
+      std::mt19937_64 g(seed * 1000003u + static_cast<std::uint64_t>(q) * 7919u + static_cast<std::uint64_t>(op));
+      // products of numbers near the unit circle stay in range for any rank count
+      std::uniform_real_distribution<double> re(op == dist::Op::prod ? 0.5 : -1.0, 1.0), im(-0.5, 0.5);
+      std::vector<C> v(static_cast<std::size_t>(count < 0 ? n : count));
+      for (C& z : v) z = C(static_cast<T>(re(g)), static_cast<T>(im(g)));
+      return v;
+    };
+    const std::string where = d.to_string() + " via " + c.transport(d);
+    for (dist::Op op : {dist::Op::sum, dist::Op::prod}) {
+      std::vector<std::vector<C>> v;
+      for (int q = 0; q < k; ++q) v.push_back(rank_values(q, op));
+      auto x = Array<C>::from(v[static_cast<std::size_t>(r)], d);
+      auto y = Array<C>::from(std::vector<C>(static_cast<std::size_t>(n), C(T(-77), T(-77))), d);
+      if (op == dist::Op::prod && ccl) {
+        bool refused = false;
+        try {
+          c.allreduce(x, y, op);
+          porta::synchronize(d);
+        } catch (const porta::Unavailable& e) {
+          refused =
+              std::string(e.what()).find(std::is_same_v<T, float> ? "complex64" : "complex128") != std::string::npos;
+        }
+        rep.expect(refused, "a complex product over " + where + " is refused by name");
+        continue;
+      }
+      c.allreduce(x, y, op);
+      const std::vector<C> got = y.to_vector();
+      std::int64_t bad = 0, first = -1;
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::complex<long double> acc(v[0][static_cast<std::size_t>(i)].re, v[0][static_cast<std::size_t>(i)].im);
+        long double mag = std::abs(acc);
+        for (int q = 1; q < k; ++q) {
+          const C z = v[static_cast<std::size_t>(q)][static_cast<std::size_t>(i)];
+          const std::complex<long double> w(z.re, z.im);
+          acc = op == dist::Op::sum ? acc + w : acc * w;
+          mag = op == dist::Op::sum ? mag + std::abs(w) : std::abs(acc);
+        }
+        const long double bound = 8.0L * k * std::numeric_limits<T>::epsilon() * (mag + 1e-30L);
+        const C g = got[static_cast<std::size_t>(i)];
+        if (!(std::fabs(g.re - acc.real()) <= bound && std::fabs(g.im - acc.imag()) <= bound)) {
+          if (first < 0) first = i;
+          ++bad;
+        }
+      }
+      rep.expect(bad == 0, std::string(op_name(op)) + " allreduce on " + where + ": " + std::to_string(bad) +
+                               " wrong, first at " + std::to_string(first));
+    }
+    // no order: min is refused on every transport
+    bool no_min = false;
+    try {
+      auto m = Array<C>::from(rank_values(r, dist::Op::sum), d);
+      c.allreduce(m, dist::Op::min);
+    } catch (const porta::Unavailable& e) {
+      no_min = std::string(e.what()).find("no order") != std::string::npos;
+    }
+    rep.expect(no_min, "a complex min over " + where + " is refused");
+    // broadcast and allgather move the bytes
+    const std::vector<C> mine = rank_values(r, dist::Op::sum);
+    auto b = Array<C>::from(mine, d);
+    c.broadcast(b, k - 1);
+    const std::vector<C> from_root = rank_values(k - 1, dist::Op::sum), got_b = b.to_vector();
+    rep.expect(std::memcmp(got_b.data(), from_root.data(), from_root.size() * sizeof(C)) == 0,
+               "complex broadcast on " + where);
+    auto g = Array<C>::from(std::vector<C>(static_cast<std::size_t>(n * k), C(T(-77), T(-77))), d);
+    c.allgather(Array<C>::from(mine, d), g);
+    std::vector<C> want;
+    for (int q = 0; q < k; ++q) {
+      const std::vector<C> vq = rank_values(q, dist::Op::sum);
+      want.insert(want.end(), vq.begin(), vq.end());
+    }
+    const std::vector<C> got_g = g.to_vector();
+    rep.expect(std::memcmp(got_g.data(), want.data(), want.size() * sizeof(C)) == 0, "complex allgather on " + where);
+    // sum, dot and norm2 of the concatenation have porta's bits for the whole array; uneven parts
+    // of about 20000 elements put boundaries inside the canonical order's chunks of 32768
+    const auto big_n = [&](int q) { return std::int64_t{20000} + 1000 * q + static_cast<std::int64_t>(seed % 29); };
+    const auto x = Array<C>::from(rank_values(r, dist::Op::sum, big_n(r)), d);
+    std::vector<C> whole;
+    for (int q = 0; q < k; ++q) {
+      const std::vector<C> vq = rank_values(q, dist::Op::sum, big_n(q));
+      whole.insert(whole.end(), vq.begin(), vq.end());
+    }
+    const auto all = Array<C>::from(whole, d);
+    const C s_all = porta::sum(all), d_all = porta::dot(all, all), s_mine = c.sum(x), d_mine = c.dot(x, x);
+    const T n_all = porta::norm2(all), n_mine = c.norm2(x);
+    rep.expect(std::memcmp(&s_all, &s_mine, sizeof(C)) == 0, "complex distributed sum on " + where);
+    rep.expect(std::memcmp(&d_all, &d_mine, sizeof(C)) == 0, "complex distributed dot on " + where);
+    rep.expect(std::memcmp(&n_all, &n_mine, sizeof(T)) == 0, "complex distributed norm2 on " + where);
   });
 }
 
