@@ -16,6 +16,7 @@
 
 #include "algorithms/common.hpp"
 #include "algorithms/strided.hpp"
+#include "porta/algorithms.hpp"
 
 namespace porta::detail {
 namespace {
@@ -162,9 +163,40 @@ Array<T> fft_transform(const char* fn, FftKind kind, bool inverse, const Array<T
   return permuted_copy(fn, y, back, stream);
 }
 
-#define PORTA_INSTANTIATE_FFT(T)                                                                                  \
-  template Array<T> fft_transform<T>(const char*, FftKind, bool, const Array<T>&, std::vector<int>, std::int64_t, \
-                                     fft::Norm, const Stream&);
+template <class T>
+Array<complex<T>> fft_complex(const char* fn, bool inverse, const Array<complex<T>>& x, std::vector<int> axes,
+                              fft::Norm norm, const Stream& stream) {
+  check_args(fn, {arg_strided("x", x)});
+  Array<complex<T>> hold;
+  const Array<complex<T>>& xc = contiguous_input(x, hold, stream);
+  if (xc.rank() >= Shape::kMaxRank)
+    throw_invalid(fn, ("x has " + num(xc.rank()) + " axes: a complex array has at most " + num(Shape::kMaxRank - 1) +
+                       " here, the transform works on its pairs as one more axis")
+                          .c_str());
+  Array<T> y = fft_transform(fn, FftKind::c2c, inverse, view_as_real(xc), std::move(axes), 0, norm, stream);
+  return view_as_complex(y);
+}
+
+template <class T>
+Array<T> fft_complex_to_real(const char* fn, const Array<complex<T>>& x, std::vector<int> axes, std::int64_t n_last,
+                             fft::Norm norm, const Stream& stream) {
+  check_args(fn, {arg_strided("x", x)});
+  Array<complex<T>> hold;
+  const Array<complex<T>>& xc = contiguous_input(x, hold, stream);
+  if (xc.rank() >= Shape::kMaxRank)
+    throw_invalid(fn, ("x has " + num(xc.rank()) + " axes: a complex array has at most " + num(Shape::kMaxRank - 1) +
+                       " here, the transform works on its pairs as one more axis")
+                          .c_str());
+  return fft_transform(fn, FftKind::c2r, true, view_as_real(xc), std::move(axes), n_last, norm, stream);
+}
+
+#define PORTA_INSTANTIATE_FFT(T)                                                                                      \
+  template Array<T> fft_transform<T>(const char*, FftKind, bool, const Array<T>&, std::vector<int>, std::int64_t,     \
+                                     fft::Norm, const Stream&);                                                       \
+  template Array<complex<T>> fft_complex<T>(const char*, bool, const Array<complex<T>>&, std::vector<int>, fft::Norm, \
+                                            const Stream&);                                                           \
+  template Array<T> fft_complex_to_real<T>(const char*, const Array<complex<T>>&, std::vector<int>, std::int64_t,     \
+                                           fft::Norm, const Stream&);
 PORTA_INSTANTIATE_FFT(float)
 PORTA_INSTANTIATE_FFT(double)
 

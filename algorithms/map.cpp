@@ -37,6 +37,7 @@
 //   //    backends/cpu and backends/gpu.
 // ------------------------------------------------------------------------------------------------
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "algorithms/common.hpp"
@@ -337,6 +338,47 @@ Array<T> imag(const Array<complex<T>>& z, const Stream& stream) {
   return detail::complex_part("porta::imag", z, 1, stream);
 }
 template <class T>
+Array<T> view_as_real(const Array<complex<T>>& z) {
+  constexpr const char* fn = "porta::view_as_real";
+  z.check_valid(fn);
+  if (!z.is_contiguous())
+    detail::throw_invalid(fn, ("z is a strided view (" + z.shape().to_string() +
+                               "): a view without a copy needs contiguous memory; z.contiguous() copies first")
+                                  .c_str());
+  if (z.rank() >= Shape::kMaxRank)
+    detail::throw_invalid(
+        fn, ("z has " + std::to_string(z.rank()) + " axes; with the pair axis the view would need " +
+             std::to_string(z.rank() + 1) + " (porta arrays have at most " + std::to_string(Shape::kMaxRank) + ")")
+                .c_str());
+  std::int64_t dims[Shape::kMaxRank] = {};
+  for (int i = 0; i < z.rank(); ++i) dims[i] = z.dim(i);
+  dims[z.rank()] = 2;
+  auto owner = std::make_shared<Array<complex<T>>>(z.reshaped(z.shape()));  // keeps z's memory alive
+  return Array<T>::borrow(reinterpret_cast<T*>(owner->data()), detail::make_shape(dims, z.rank() + 1), z.device(),
+                          owner);
+}
+template <class T>
+Array<complex<T>> view_as_complex(const Array<T>& x) {
+  constexpr const char* fn = "porta::view_as_complex";
+  x.check_valid(fn);
+  if (x.rank() < 1 || x.dim(x.rank() - 1) != 2)
+    detail::throw_invalid(
+        fn, ("x must have a last axis of 2 (real, imaginary) (x is " + x.shape().to_string() + ")").c_str());
+  if (!x.is_contiguous())
+    detail::throw_invalid(fn, ("x is a strided view (" + x.shape().to_string() +
+                               "): a view without a copy needs contiguous memory; x.contiguous() copies first")
+                                  .c_str());
+  // The pair must start on the complex type's alignment, as every porta allocation does; a view
+  // that starts at an odd element does not.
+  if (reinterpret_cast<std::uintptr_t>(x.data()) % alignof(complex<T>) != 0)
+    detail::throw_invalid(fn, "x does not start on a complex element's alignment (a view at an odd offset?)");
+  std::int64_t dims[Shape::kMaxRank] = {};
+  for (int i = 0; i + 1 < x.rank(); ++i) dims[i] = x.dim(i);
+  auto owner = std::make_shared<Array<T>>(x.reshaped(x.shape()));
+  return Array<complex<T>>::borrow(reinterpret_cast<complex<T>*>(owner->data()), detail::make_shape(dims, x.rank() - 1),
+                                   x.device(), owner);
+}
+template <class T>
 Array<complex<T>> make_complex(const Array<T>& re, const Array<T>& im, const Stream& stream) {
   constexpr const char* fn = "porta::make_complex";
   const detail::ArgRef rr = detail::arg_strided("re", re), ri = detail::arg_strided("im", im);
@@ -493,11 +535,13 @@ Array<To> cast(const Array<From>& x, const Stream& stream) {
   template Array<T> cast<T, complex<double>>(const Array<complex<double>>&, const Stream&);
 
 PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_MAPS)
-#define PORTA_INSTANTIATE_COMPLEX_PARTS(T)                            \
-  template Array<T> abs<T>(const Array<complex<T>>&, const Stream&);  \
-  template Array<T> real<T>(const Array<complex<T>>&, const Stream&); \
-  template Array<T> imag<T>(const Array<complex<T>>&, const Stream&); \
-  template Array<complex<T>> make_complex<T>(const Array<T>&, const Array<T>&, const Stream&);
+#define PORTA_INSTANTIATE_COMPLEX_PARTS(T)                                                     \
+  template Array<T> abs<T>(const Array<complex<T>>&, const Stream&);                           \
+  template Array<T> real<T>(const Array<complex<T>>&, const Stream&);                          \
+  template Array<T> imag<T>(const Array<complex<T>>&, const Stream&);                          \
+  template Array<complex<T>> make_complex<T>(const Array<T>&, const Array<T>&, const Stream&); \
+  template Array<T> view_as_real<T>(const Array<complex<T>>&);                                 \
+  template Array<complex<T>> view_as_complex<T>(const Array<T>&);
 PORTA_INSTANTIATE_COMPLEX_PARTS(float)
 PORTA_INSTANTIATE_COMPLEX_PARTS(double)
 

@@ -77,8 +77,8 @@ PORTA_DECLARE_UNARY(conj)  // the complex conjugate; a real or integer array is 
 // ---- complex arrays --------------------------------------------------------------------------
 // Of complex64 and complex128 arrays (porta/complex.hpp) the maps above are defined for add, sub,
 // mul, div, neg, sqrt, exp, log, square and conj; those that need an order (minimum, maximum,
-// relu, comparisons other than == and !=, sorting) or have no complex form in porta yet (sin, cos,
-// tanh, sigmoid, pow, scans, fused expressions) raise porta::Unavailable naming the dtype.
+// relu, comparisons other than == and !=, sorting, cummax) or have no complex form in porta yet
+// (sin, cos, tanh, sigmoid, pow, fused expressions) raise porta::Unavailable naming the dtype.
 //   porta::Array<porta::complex<double>> z = ...;
 //   porta::Array<double> m = porta::abs(z), re = porta::real(z), im = porta::imag(z);
 //   porta::complex<double> s = porta::vdot(z, z);   // sum of conj(z) * z = |z|^2, as numpy.vdot
@@ -93,6 +93,15 @@ Array<T> imag(const Array<complex<T>>& z, const Stream& stream = Stream());
 // re + i im from two real arrays of one shape.
 template <class T>
 Array<complex<T>> make_complex(const Array<T>& re, const Array<T>& im, const Stream& stream = Stream());
+// The same memory, no copy: a complex array seen as a real one with a last axis of 2 (re, im), as
+// torch.view_as_real (NumPy: z.view(np.float64).reshape(*z.shape, 2)), and back, as
+// torch.view_as_complex. The result is a view: writes through it change the original, which it
+// keeps alive. z must be contiguous with at most 3 axes; x contiguous with a last axis of 2.
+//   auto spectrum = porta::view_as_complex(porta::fft::rfft(signal));   // (n/2 + 1) complex values
+template <class T>
+Array<T> view_as_real(const Array<complex<T>>& z);
+template <class T>
+Array<complex<T>> view_as_complex(const Array<T>& x);
 
 // y = alpha * x + y
 template <class T>

@@ -263,7 +263,9 @@ inline SliceRange normalize_slice(const char* fn, Slice s, int axis, std::int64_
 // memory say so with an InvalidArgument; contiguous() makes a compact copy where one is needed.
 template <class T>
 class Array {
-  static_assert(detail::is_supported_v<T>, "porta::Array supports float, double, std::int32_t and std::int64_t");
+  static_assert(detail::is_supported_v<T>,
+                "porta::Array supports float, double, std::int32_t, std::int64_t, porta::complex<float> and "
+                "porta::complex<double>");
 
  public:
   using value_type = T;

@@ -5,10 +5,15 @@
 // CPU (any length: mixed radix, Bluestein for large prime factors); a device whose backend has no
 // FFT (HIP without hipFFT) runs the call on the CPU and copies the result back (docs/fft.md).
 //
-// porta has no complex dtype yet: a complex array is a float or double array whose last axis holds
-// the (real, imaginary) pair, as numpy's x.view(np.float64).reshape(*x.shape, 2) and PyTorch's
-// torch.view_as_real lay it out. Axes are counted without that pair axis.
+// Complex input and output come in two forms. The transforms take and give float and double
+// arrays whose last axis holds the (real, imaginary) pair, as numpy's
+// x.view(np.float64).reshape(*x.shape, 2) and PyTorch's torch.view_as_real lay it out (axes are
+// counted without that pair axis); and fft, ifft, fft2, ifft2, fftn, ifftn and the inverse real
+// transforms also take complex64 / complex128 arrays (porta/complex.hpp) directly, returning complex
+// arrays (irfft*: real ones). porta::view_as_complex turns rfft's result into a complex array
+// without a copy.
 //
+//   auto Zc = porta::fft::fft(zc);          // zc: Array<porta::complex<double>>, any rank up to 3
 //   auto X = porta::fft::rfft(x);            // x (..., n) real -> X (..., n/2 + 1, 2)
 //   auto y = porta::fft::irfft(X, n);        // back to (..., n); y == x to rounding
 //   auto Z = porta::fft::fft2(z);            // z (..., rows, cols, 2): over the last two axes
@@ -24,6 +29,7 @@
 #include <vector>
 
 #include "porta/array.hpp"
+#include "porta/complex.hpp"
 #include "porta/stream.hpp"
 
 namespace porta::fft {
@@ -45,6 +51,14 @@ constexpr void check_fft_type() {
 template <class T>
 Array<T> fft_transform(const char* fn, FftKind kind, bool inverse, const Array<T>& x, std::vector<int> axes,
                        std::int64_t n_last, fft::Norm norm, const Stream& stream);
+// The same for a complex array: its pairs viewed as a last axis of 2 (a contiguous copy first when
+// x is a strided view), the complex result viewed back (c2c) or the real result as it is (c2r).
+template <class T>
+Array<complex<T>> fft_complex(const char* fn, bool inverse, const Array<complex<T>>& x, std::vector<int> axes,
+                              fft::Norm norm, const Stream& stream);
+template <class T>
+Array<T> fft_complex_to_real(const char* fn, const Array<complex<T>>& x, std::vector<int> axes, std::int64_t n_last,
+                             fft::Norm norm, const Stream& stream);
 }  // namespace porta::detail
 
 namespace porta::fft {
@@ -142,6 +156,53 @@ Array<T> irfft2(const Array<T>& x, std::int64_t n_last = 0, Norm norm = Norm::ba
   porta::detail::check_fft_type<T>();
   return porta::detail::fft_transform("porta::fft::irfft2", porta::detail::FftKind::c2r, true, x, {-2, -1}, n_last,
                                       norm, stream);
+}
+
+// ---- complex64 / complex128 arrays ----------------------------------------------------------------
+// The transforms above for porta::complex arrays: the same axes (no pair axis to count) and norms.
+template <class T>
+Array<complex<T>> fft(const Array<complex<T>>& x, int axis = -1, Norm norm = Norm::backward,
+                      const Stream& stream = Stream()) {
+  return porta::detail::fft_complex("porta::fft::fft", false, x, {axis}, norm, stream);
+}
+template <class T>
+Array<complex<T>> ifft(const Array<complex<T>>& x, int axis = -1, Norm norm = Norm::backward,
+                       const Stream& stream = Stream()) {
+  return porta::detail::fft_complex("porta::fft::ifft", true, x, {axis}, norm, stream);
+}
+template <class T>
+Array<complex<T>> fftn(const Array<complex<T>>& x, std::vector<int> axes = {}, Norm norm = Norm::backward,
+                       const Stream& stream = Stream()) {
+  return porta::detail::fft_complex("porta::fft::fftn", false, x, std::move(axes), norm, stream);
+}
+template <class T>
+Array<complex<T>> ifftn(const Array<complex<T>>& x, std::vector<int> axes = {}, Norm norm = Norm::backward,
+                        const Stream& stream = Stream()) {
+  return porta::detail::fft_complex("porta::fft::ifftn", true, x, std::move(axes), norm, stream);
+}
+template <class T>
+Array<complex<T>> fft2(const Array<complex<T>>& x, Norm norm = Norm::backward, const Stream& stream = Stream()) {
+  return porta::detail::fft_complex("porta::fft::fft2", false, x, {-2, -1}, norm, stream);
+}
+template <class T>
+Array<complex<T>> ifft2(const Array<complex<T>>& x, Norm norm = Norm::backward, const Stream& stream = Stream()) {
+  return porta::detail::fft_complex("porta::fft::ifft2", true, x, {-2, -1}, norm, stream);
+}
+// The inverse real transforms of a complex half spectrum: real results.
+template <class T>
+Array<T> irfft(const Array<complex<T>>& x, std::int64_t n = 0, int axis = -1, Norm norm = Norm::backward,
+               const Stream& stream = Stream()) {
+  return porta::detail::fft_complex_to_real("porta::fft::irfft", x, {axis}, n, norm, stream);
+}
+template <class T>
+Array<T> irfftn(const Array<complex<T>>& x, std::vector<int> axes = {}, std::int64_t n_last = 0,
+                Norm norm = Norm::backward, const Stream& stream = Stream()) {
+  return porta::detail::fft_complex_to_real("porta::fft::irfftn", x, std::move(axes), n_last, norm, stream);
+}
+template <class T>
+Array<T> irfft2(const Array<complex<T>>& x, std::int64_t n_last = 0, Norm norm = Norm::backward,
+                const Stream& stream = Stream()) {
+  return porta::detail::fft_complex_to_real("porta::fft::irfft2", x, {-2, -1}, n_last, norm, stream);
 }
 
 }  // namespace porta::fft

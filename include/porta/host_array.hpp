@@ -32,7 +32,7 @@ namespace porta {
 // Owning, contiguous, move-only host memory of `shape` elements; the elements are uninitialised.
 template <class T>
 class HostArray {
-  static_assert(detail::is_supported_v<T>, "porta::HostArray supports float, double, std::int32_t and std::int64_t");
+  static_assert(detail::is_supported_v<T>, "porta::HostArray supports the element types of porta::Array");
 
  public:
   using value_type = T;

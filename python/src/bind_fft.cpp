@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // porta.fft (bindings.hpp): porta/fft.hpp in Python, under numpy.fft's names and arguments (also
-// those of cupy.fft). It takes no complex64 or complex128 arrays yet: a complex array is a float32
-// or float64 porta.Array whose last axis of 2 holds (real, imaginary), as torch.view_as_real lays it
-// out, and axes are counted without that pair axis. Other dtypes are porta.InvalidArgument, since
-// porta does not promote.
+// those of cupy.fft). Complex values come as complex64 / complex128 arrays (complex results then
+// are complex arrays too) or as a float32 or float64 porta.Array whose last axis of 2 holds (real,
+// imaginary), as torch.view_as_real lays it out, with axes counted without that pair axis. Other
+// dtypes are porta.InvalidArgument, since porta does not promote.
 //
 // porta transforms whole axes: numpy.fft's `n` and `s`, which crop or zero-pad the input first, are
 // taken only where they change nothing or where the C++ API has them (the output length of irfft and
@@ -22,6 +22,7 @@
 #include "bindings.hpp"
 #include "dtypes.hpp"
 #include "errors.hpp"
+#include "porta/algorithms.hpp"
 #include "porta/fft.hpp"
 
 namespace porta::python {
@@ -35,25 +36,32 @@ std::string num(std::int64_t v) {
   return std::to_string(v);
 }
 
-// f(Array<T>&) for the float32 or float64 array `x`.
+// f(Array<T>&) -> Array<T> for the float32 or float64 array `x`, wrapped. A complex64 or complex128
+// x is transformed as its pair form (porta::view_as_real, no copy when x is contiguous), and the
+// complex result of a complex-to-complex transform is a complex array again.
 template <class F>
-py::object with_signal(const char* fn, py::handle x, F&& f) {
+py::object with_signal(const char* fn, py::handle x, Kind kind, F&& f) {
   ArrayBox* box = box_of(x);
   if (box == nullptr) throw py::type_error(std::string(fn) + ": x must be a porta.Array");
   return std::visit(
       [&](auto& a) -> py::object {
         using T = value_of<decltype(a)>;
         if constexpr (std::is_floating_point_v<T>) {
-          return f(a);
+          return wrap(f(a));
         } else if constexpr (is_complex_v<T>) {
-          // astype('float64') would drop the imaginary parts: no hint to convert.
-          invalid(fn, std::string("x is ") + dtype_name(*box) +
-                          "; porta.fft has no complex dtype form: it takes complex values as a float32 or float64 "
-                          "array whose last axis of 2 holds (real, imaginary)");
+          // NumPy's rfft would drop the imaginary parts (with a warning); porta says so instead.
+          if (kind == Kind::r2c)
+            invalid(fn, std::string("x is ") + dtype_name(*box) +
+                            "; this transform takes a real array (numpy would drop the imaginary parts): x.real");
+          const Array<T> c = a.is_contiguous() ? a.reshaped(a.shape()) : a.contiguous();
+          auto pairs = porta::view_as_real(c);
+          auto y = f(pairs);
+          if (kind == Kind::c2c) return wrap(porta::view_as_complex(y));
+          return wrap(std::move(y));
         } else {
           invalid(fn, std::string("x is ") + dtype_name(*box) +
-                          "; porta.fft takes float32 or float64 arrays, complex ones with a last axis of 2 (porta "
-                          "does not promote dtypes: x.astype('float64') converts)");
+                          "; porta.fft takes float32 or float64 arrays, complex64 or complex128 ones, or complex "
+                          "values as a last axis of 2 (porta does not promote dtypes: x.astype('float64') converts)");
         }
       },
       box->v);
@@ -178,7 +186,7 @@ void def_1d(py::module_& m, const char* name, Kind kind, bool inverse, const cha
         const char* f = fn.c_str();
         const Norm nm = norm_arg(f, norm);
         const int ax = axis_int(f, axis);
-        return with_signal(f, x, [&](auto& xv) {
+        return with_signal(f, x, kind, [&](auto& xv) {
           using T = value_of<decltype(xv)>;
           if (n) {
             check_points(f, "n", *n);
@@ -189,7 +197,7 @@ void def_1d(py::module_& m, const char* name, Kind kind, bool inverse, const cha
             py::gil_scoped_release nogil;
             y = run_1d(kind, inverse, xv, kind == Kind::c2r ? n.value_or(0) : 0, ax, nm, stream_arg(s));
           }
-          return wrap(std::move(y));
+          return y;
         });
       },
       py::arg("x"), py::arg("n") = py::none(), py::arg("axis") = -1, py::arg("norm") = py::none(), py::kw_only(),
@@ -204,7 +212,7 @@ void def_nd(py::module_& m, const char* name, Kind kind, bool inverse, py::objec
       [fn, kind, inverse](py::handle x, py::handle s_arg, py::handle axes_arg, py::handle norm, const Stream* s) {
         const char* f = fn.c_str();
         const Norm nm = norm_arg(f, norm);
-        return with_signal(f, x, [&](auto& xv) {
+        return with_signal(f, x, kind, [&](auto& xv) {
           using T = value_of<decltype(xv)>;
           const NdArgs a = nd_args(f, xv.shape(), kind, s_arg, axes_arg);
           Array<T> y;
@@ -219,7 +227,7 @@ void def_nd(py::module_& m, const char* name, Kind kind, bool inverse, py::objec
             py::gil_scoped_release nogil;
             y = run_nd(kind, inverse, xv, a, nm, stream_arg(s));
           }
-          return wrap(std::move(y));
+          return y;
         });
       },
       py::arg("x"), py::arg("s") = py::none(), py::arg("axes") = std::move(default_axes), py::arg("norm") = py::none(),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // complex64 and complex128 arrays on every device: copies and views, casts, elementwise arithmetic
 // and functions against std::complex<long double>, the same bits as porta::complex on the host
-// (so on every device), reductions in the canonical order, and the errors for what complex numbers
-// do not have.
+// (so on every device), reductions and scans in the canonical order, matmul (vendor and porta's
+// fixed order), random numbers, Fourier transforms, and the errors for what complex numbers do not
+// have.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -614,4 +615,69 @@ TEMPLATE_TEST_CASE("complex scans are the scans of their parts", "[complex][scan
       }
     }
   check_close(got, want, scale, 16.0L);
+}
+
+// view_as_real / view_as_complex share memory; the transforms of complex arrays are those of their
+// pair-axis form, bit for bit, and a naive DFT in long double checks one of them.
+TEMPLATE_TEST_CASE("complex views and Fourier transforms of complex arrays", "[complex][fft]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const auto h = random_complex<T>(rng, 6 * 10);
+  auto z = Array<C>::from(h, Shape{6, 10}, dev);
+  auto r = porta::view_as_real(z);
+  CHECK(r.shape() == Shape{6, 10, 2});
+  CHECK(static_cast<const void*>(r.data()) == static_cast<const void*>(z.data()));
+  const auto hr = r.to_vector();
+  CHECK(std::memcmp(hr.data(), h.data(), h.size() * sizeof(C)) == 0);
+  porta::fill(r, T(3));  // writes through the view
+  CHECK(same_bits(z.to_vector()[17], C(3, 3)));
+  const auto back = porta::view_as_complex(r);
+  CHECK(back.shape() == Shape{6, 10});
+  CHECK(static_cast<const void*>(back.data()) == static_cast<const void*>(z.data()));
+  CHECK_THROWS_AS(porta::view_as_complex(Array<T>(Shape{4, 3}, dev)), porta::InvalidArgument);
+  CHECK_THROWS_AS(porta::view_as_real(z.col(1)), porta::InvalidArgument);  // strided
+  CHECK_THROWS_AS(porta::view_as_real(Array<C>(Shape{2, 2, 2, 2}, dev)), porta::InvalidArgument);
+
+  const auto x = Array<C>::from(h, Shape{6, 10}, dev);
+  const auto pairs = porta::view_as_real(x).clone();
+  const auto bits_of = [](const Array<C>& got, const Array<T>& want) {
+    const auto g = got.to_vector();
+    const auto w = want.to_vector();
+    return g.size() * 2 == w.size() && std::memcmp(g.data(), w.data(), w.size() * sizeof(T)) == 0;
+  };
+  namespace pf = porta::fft;
+  CHECK(bits_of(pf::fft(x), pf::fft(pairs)));
+  CHECK(bits_of(pf::ifft(x, 0, pf::Norm::ortho), pf::ifft(pairs, 0, pf::Norm::ortho)));
+  CHECK(bits_of(pf::fft2(x), pf::fft2(pairs)));
+  CHECK(bits_of(pf::ifftn(x), pf::ifftn(pairs)));
+  CHECK(bits_of(pf::fft(x.col(3)), pf::fft(porta::view_as_real(x.col(3).contiguous()))));  // a strided view
+  const auto real_back = pf::irfft(x, 18);
+  CHECK(real_back.shape() == Shape{6, 18});
+  const auto rb = real_back.to_vector(), rp = pf::irfft(pairs, 18).to_vector();
+  CHECK(std::memcmp(rb.data(), rp.data(), rb.size() * sizeof(T)) == 0);
+  // the 1-D transform of each row against a naive DFT
+  const auto got = pf::fft(x).to_vector();
+  std::vector<LC> want(h.size());
+  std::vector<long double> scale(h.size());
+  const long double two_pi = 6.283185307179586476925286766559L;
+  for (int row = 0; row < 6; ++row)
+    for (int k = 0; k < 10; ++k) {
+      LC s = 0;
+      long double mag = 0;
+      for (int j = 0; j < 10; ++j) {
+        const LC w = std::polar(1.0L, -two_pi * j * k / 10);
+        s += wide(h[static_cast<std::size_t>(row * 10 + j)]) * w;
+        mag += std::abs(wide(h[static_cast<std::size_t>(row * 10 + j)]));
+      }
+      want[static_cast<std::size_t>(row * 10 + k)] = s;
+      scale[static_cast<std::size_t>(row * 10 + k)] = mag;
+    }
+  check_close(got, want, scale, 16.0L);
+  // rfft's pairs as a complex array, without a copy
+  const auto sig = porta::random::uniform<T>(Shape{16}, 7, dev);
+  const auto spec = porta::view_as_complex(pf::rfft(sig));
+  CHECK(spec.shape() == Shape{9});
+  CHECK(std::fabs(spec.to_vector()[0].re - porta::sum(sig)) <= 16 * std::numeric_limits<T>::epsilon() * 16);
 }
