@@ -49,6 +49,7 @@ from ._porta import (
     iota,
     is_available,
     log,
+    make_complex,
     matmul,
     max,
     maximum,
@@ -77,6 +78,8 @@ from ._porta import (
     transpose,
     unavailable_reason,
     vdot,
+    view_as_complex,
+    view_as_real,
 )
 from ._porta import fft, linalg, sparse
 

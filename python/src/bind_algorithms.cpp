@@ -168,6 +168,51 @@ py::object part(ArrayBox& x, const Stream* s) {
       x.v);
 }
 
+// torch.view_as_real / torch.view_as_complex: the same memory as the other form, no copy.
+py::object view_as_real_of(ArrayBox& x) {
+  return std::visit(
+      [&](auto& a) -> py::object {
+        using T = value_of<decltype(a)>;
+        if constexpr (is_complex_v<T>) {
+          return wrap(porta::view_as_real(a));
+        } else {
+          invalid("porta.view_as_real", std::string("x is ") + dtype_name(x) + "; it takes complex64 or complex128");
+        }
+      },
+      x.v);
+}
+py::object view_as_complex_of(ArrayBox& x) {
+  return std::visit(
+      [&](auto& a) -> py::object {
+        using T = value_of<decltype(a)>;
+        if constexpr (std::is_floating_point_v<T>) {
+          return wrap(porta::view_as_complex(a));
+        } else {
+          invalid("porta.view_as_complex",
+                  std::string("x is ") + dtype_name(x) + "; it takes float32 or float64 with a last axis of 2");
+        }
+      },
+      x.v);
+}
+py::object make_complex_of(ArrayBox& re, ArrayBox& im, const Stream* s) {
+  return std::visit(
+      [&](auto& a) -> py::object {
+        using T = value_of<decltype(a)>;
+        if constexpr (std::is_floating_point_v<T>) {
+          auto& b = as<T>(im, "porta.make_complex", "imag", detail::dtype_of<T>());
+          Array<complex<T>> r;
+          {
+            py::gil_scoped_release nogil;
+            r = porta::make_complex(a, b, stream_arg(s));
+          }
+          return wrap(std::move(r));
+        } else {
+          invalid("porta.make_complex", std::string("real is ") + dtype_name(re) + "; it takes float32 or float64");
+        }
+      },
+      re.v);
+}
+
 // Full reduction (axis None) to a Python number, or along an axis to a porta.Array.
 template <class Complex, class Full, class Axis>
 py::object reduction(const char* fn, ArrayBox& x, py::handle axis, const Stream* s, Full&& full, Axis&& along) {
@@ -294,6 +339,14 @@ void bind_maps(py::module_& m) {
       "imag", [](ArrayBox& x, const Stream* s) { return part<true>(x, s); }, py::arg("x"), py::kw_only(),
       py::arg("stream") = py::none(),
       "The imaginary part as a new array: float32 or float64 for a complex array, zeros for any other (numpy.imag).");
+  m.def("view_as_real", &view_as_real_of, py::arg("x"),
+        "A complex64/complex128 array's memory as float32/float64 with a last axis of 2 (torch.view_as_real): a view, "
+        "no copy; x must be contiguous.");
+  m.def("view_as_complex", &view_as_complex_of, py::arg("x"),
+        "A float32/float64 array with a last axis of 2 as complex64/complex128 (torch.view_as_complex): a view, no "
+        "copy.");
+  m.def("make_complex", &make_complex_of, py::arg("real"), py::arg("imag"), py::kw_only(),
+        py::arg("stream") = py::none(), "real + 1j * imag from two float32 or float64 arrays (torch.complex).");
   m.def(
       "transpose",
       [](ArrayBox& x, const Stream* s) {

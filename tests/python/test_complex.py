@@ -384,6 +384,30 @@ def test_matmul_and_gemm(device, dtype, algorithm):
     np.testing.assert_allclose(c.numpy(), want, rtol=0, atol=64 * tolerance(dtype, 13) * np.max(np.abs(want)))
 
 
+# ---- views of the pairs ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_view_as_real_and_complex(device, dtype):
+    rng = np.random.default_rng()
+    h = random_host((3, 4), dtype, rng)
+    z = on(device, h)
+    r = porta.view_as_real(z)
+    assert r.dtype == REAL_OF[dtype] and r.shape == (3, 4, 2)
+    np.testing.assert_array_equal(r.numpy(), np.ascontiguousarray(h).view(REAL_OF[dtype]).reshape(3, 4, 2))
+    porta.fill(r, 5)  # a view: z changes
+    np.testing.assert_array_equal(z.numpy(), np.full((3, 4), 5 + 5j, dtype=dtype))
+    back = porta.view_as_complex(r)
+    assert back.dtype == dtype and back.shape == (3, 4)
+    re, im = random_host((6,), REAL_OF[dtype], rng), random_host((6,), REAL_OF[dtype], rng)
+    w = porta.make_complex(on(device, re), on(device, im))
+    assert w.dtype == dtype
+    np.testing.assert_array_equal(w.numpy(), (re + 1j * im).astype(dtype))
+    with pytest.raises(porta.InvalidArgument, match="complex64 or complex128"):
+        porta.view_as_real(r)
+    with pytest.raises(porta.InvalidArgument, match="last axis of 2"):
+        porta.view_as_complex(on(device, np.ones((2, 3), REAL_OF[dtype])))
+
+
 # ---- Fourier transforms ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", COMPLEX)
