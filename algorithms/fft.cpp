@@ -163,31 +163,37 @@ Array<T> fft_transform(const char* fn, FftKind kind, bool inverse, const Array<T
   return permuted_copy(fn, y, back, stream);
 }
 
+namespace {
+
+// A complex array as the one entry sees complex values: its pairs as a last axis of 2 (a view; a
+// compact copy first when x is strided, kept alive by `hold`).
 template <class T>
-Array<complex<T>> fft_complex(const char* fn, bool inverse, const Array<complex<T>>& x, std::vector<int> axes,
-                              fft::Norm norm, const Stream& stream) {
+Array<T> pairs_of(const char* fn, const Array<complex<T>>& x, Array<complex<T>>& hold, const Stream& stream) {
   check_args(fn, {arg_strided("x", x)});
-  Array<complex<T>> hold;
   const Array<complex<T>>& xc = contiguous_input(x, hold, stream);
   if (xc.rank() >= Shape::kMaxRank)
     throw_invalid(fn, ("x has " + num(xc.rank()) + " axes: a complex array has at most " + num(Shape::kMaxRank - 1) +
                        " here, the transform works on its pairs as one more axis")
                           .c_str());
-  Array<T> y = fft_transform(fn, FftKind::c2c, inverse, view_as_real(xc), std::move(axes), 0, norm, stream);
-  return view_as_complex(y);
+  return view_as_real(xc);
+}
+
+}  // namespace
+
+template <class T>
+Array<complex<T>> fft_complex(const char* fn, bool inverse, const Array<complex<T>>& x, std::vector<int> axes,
+                              fft::Norm norm, const Stream& stream) {
+  Array<complex<T>> hold;
+  const Array<T> pairs = pairs_of(fn, x, hold, stream);
+  return view_as_complex(fft_transform(fn, FftKind::c2c, inverse, pairs, std::move(axes), 0, norm, stream));
 }
 
 template <class T>
 Array<T> fft_complex_to_real(const char* fn, const Array<complex<T>>& x, std::vector<int> axes, std::int64_t n_last,
                              fft::Norm norm, const Stream& stream) {
-  check_args(fn, {arg_strided("x", x)});
   Array<complex<T>> hold;
-  const Array<complex<T>>& xc = contiguous_input(x, hold, stream);
-  if (xc.rank() >= Shape::kMaxRank)
-    throw_invalid(fn, ("x has " + num(xc.rank()) + " axes: a complex array has at most " + num(Shape::kMaxRank - 1) +
-                       " here, the transform works on its pairs as one more axis")
-                          .c_str());
-  return fft_transform(fn, FftKind::c2r, true, view_as_real(xc), std::move(axes), n_last, norm, stream);
+  const Array<T> pairs = pairs_of(fn, x, hold, stream);
+  return fft_transform(fn, FftKind::c2r, true, pairs, std::move(axes), n_last, norm, stream);
 }
 
 #define PORTA_INSTANTIATE_FFT(T)                                                                                      \
