@@ -379,14 +379,6 @@ struct MatDims {
   std::int64_t m, k, n;
 };
 
-template <class T>
-std::string show(complex<T> z) {
-  std::ostringstream os;
-  os.precision(std::numeric_limits<T>::max_digits10);
-  os << "(" << z.re << ", " << z.im << ")";
-  return os.str();
-}
-
 // op(A)[i][p] of a row-major A stored as given (transposed: A is k x m).
 template <class X>
 X op_at(const std::vector<X>& a, bool trans, std::int64_t rows, std::int64_t cols, std::int64_t i, std::int64_t p) {
@@ -439,7 +431,7 @@ TEMPLATE_TEST_CASE("complex matmul and gemm against long double", "[complex][mat
           for (const auto& [alpha, beta] : scalars) {
             INFO((algo == GemmAlgorithm::own ? "own" : "vendor")
                  << " on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n << " trans_a=" << ta
-                 << " trans_b=" << tb << " alpha=" << show(alpha) << " beta=" << show(beta));
+                 << " trans_b=" << tb << " alpha=" << porta_test::show(alpha) << " beta=" << porta_test::show(beta));
             const auto ha = random_complex<T>(rng, d.m * d.k), hb = random_complex<T>(rng, d.k * d.n);
             const auto hc = random_complex<T>(rng, d.m * d.n);
             const auto a = Array<C>::from(ha, ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, dev);
@@ -503,7 +495,8 @@ TEMPLATE_TEST_CASE("complex gemm with GemmAlgorithm::own: the fixed order, bit f
       for (bool tb : {false, true})
         for (const auto& [alpha, beta] : scalars) {
           INFO("own on " << dev.to_string() << ": m=" << d.m << " k=" << d.k << " n=" << d.n << " trans_a=" << ta
-                         << " trans_b=" << tb << " alpha=" << show(alpha) << " beta=" << show(beta));
+                         << " trans_b=" << tb << " alpha=" << porta_test::show(alpha)
+                         << " beta=" << porta_test::show(beta));
           auto ha = random_complex<T>(rng, d.m * d.k);
           const auto hb = random_complex<T>(rng, d.k * d.n), hc = random_complex<T>(rng, d.m * d.n);
           if (d.m * d.k > 1) ha[1].im = std::numeric_limits<T>::quiet_NaN();
@@ -515,7 +508,9 @@ TEMPLATE_TEST_CASE("complex gemm with GemmAlgorithm::own: the fixed order, bit f
           const auto got = c.to_vector();
           const auto want = fixed_order_cgemm<T>(d, alpha, ha, ta, hb, tb, beta, hc);
           const std::int64_t bad = first_bits_mismatch(got, want);
-          if (bad >= 0) INFO("element " << bad << ": got " << show(got[bad]) << ", expected " << show(want[bad]));
+          if (bad >= 0)
+            INFO("element " << bad << ": got " << porta_test::show(got[bad]) << ", expected "
+                            << porta_test::show(want[bad]));
           CHECK(bad == -1);
         }
 }

@@ -60,11 +60,13 @@ std::vector<T> nan_patterns() {
   return out;
 }
 
-// "1.5 (0x3fc00000)" for floating point, the number for integers.
+// "1.5 (0x3fc00000)" for floating point, the number for integers, "(re, im)" of those for complex.
 template <class T>
 std::string show(T v) {
   std::ostringstream os;
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (porta::is_complex_v<T>) {
+    os << "(" << show(v.re) << ", " << show(v.im) << ")";
+  } else if constexpr (std::is_floating_point_v<T>) {
     os << std::setprecision(std::numeric_limits<T>::max_digits10) << v << " (0x" << std::hex << bits(v) << ")";
   } else {
     os << static_cast<long long>(v);
