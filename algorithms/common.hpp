@@ -200,7 +200,7 @@ inline AxisSplit split_axis(const char* fn, const Shape& shape, int axis) {
 
 // The front end's instantiations: every type of porta/abi/dtypes.inc (macros cannot read that list
 // here; cast<To, From> in map.cpp and sort_by_key's value types in sort.cpp list the pairs too).
-static_assert(PORTA_DTYPE_COUNT == 6,
+static_assert(PORTA_DTYPE_COUNT == 8,
               "a new dtype: add it to PORTA_FOR_EACH_DTYPE and to the pair lists of "
               "cast (map.cpp) and sort_by_key (sort.cpp)");
 #define PORTA_FOR_EACH_DTYPE(X) \
@@ -209,11 +209,15 @@ static_assert(PORTA_DTYPE_COUNT == 6,
   X(std::int32_t)               \
   X(std::int64_t)               \
   X(porta::complex<float>)      \
-  X(porta::complex<double>)
+  X(porta::complex<double>)     \
+  X(porta::float16)             \
+  X(porta::bfloat16)
 // The types with an order (real and integer): what sorting, min and max and the real-only maps
 // are instantiated for.
 #define PORTA_FOR_EACH_ORDERED_DTYPE(X) \
   X(float)                              \
   X(double)                             \
   X(std::int32_t)                       \
-  X(std::int64_t)
+  X(std::int64_t)                       \
+  X(porta::float16)                     \
+  X(porta::bfloat16)

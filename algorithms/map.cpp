@@ -532,7 +532,9 @@ Array<To> cast(const Array<From>& x, const Stream& stream) {
   template Array<T> cast<T, std::int32_t>(const Array<std::int32_t>&, const Stream&);     \
   template Array<T> cast<T, std::int64_t>(const Array<std::int64_t>&, const Stream&);     \
   template Array<T> cast<T, complex<float>>(const Array<complex<float>>&, const Stream&); \
-  template Array<T> cast<T, complex<double>>(const Array<complex<double>>&, const Stream&);
+  template Array<T> cast<T, complex<double>>(const Array<complex<double>>&, const Stream&); \
+  template Array<T> cast<T, float16>(const Array<float16>&, const Stream&);                 \
+  template Array<T> cast<T, bfloat16>(const Array<bfloat16>&, const Stream&);
 
 PORTA_FOR_EACH_DTYPE(PORTA_INSTANTIATE_MAPS)
 #define PORTA_INSTANTIATE_COMPLEX_PARTS(T)                                                     \

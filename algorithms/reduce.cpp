@@ -54,6 +54,11 @@ T reduce_full(porta_reduce_op op, const char* fn, const Array<T>& x_in, const St
 template <class T>
 Array<T> reduce_axis(porta_reduce_op op, const char* fn, const Array<T>& x_in, int axis, bool mean,
                      const Stream& stream) {
+  if constexpr (is_half_v<T>) {
+    // A 16-bit mean is the float mean of the widened values, rounded once (sums accumulate in float
+    // in the backends; the division must happen before the rounding too).
+    if (mean) return cast<T>(reduce_axis<float>(op, fn, cast<float>(x_in, stream), axis, true, stream), stream);
+  }
   const Device dev = check_args(fn, {arg_strided("x", x_in)});
   Array<T> hold;
   const Array<T>& x = contiguous_input(x_in, hold, stream);
@@ -163,7 +168,9 @@ double mean(const Array<T>& x, const Stream& stream) {
     (void)detail::make_call(fn, x.device(), stream);
     detail::throw_invalid(fn, "the array is empty (mean of no elements is undefined)");
   }
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_half_v<T>) {
+    return mean(cast<float>(x, stream), stream);  // in float, as 16-bit arithmetic computes
+  } else if constexpr (std::is_floating_point_v<T>) {
     const T s = detail::reduce_full<T>(PORTA_REDUCE_SUM, fn, x, stream);
     return static_cast<double>(detail::canonical_nan(static_cast<T>(s / static_cast<T>(n))));
   } else {
@@ -194,7 +201,11 @@ template <class T>
 T norm2(const Array<T>& x, const Stream& stream) {
   constexpr const char* fn = "porta::norm2";
   // Instantiated for every dtype so that integer callers get a clear error instead of a link error.
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_half_v<T>) {
+    // In float, rounded once: the sum of squares of float16 values overflows 16 bits from a norm
+    // of 256 on.
+    return T(norm2(cast<float>(x, stream), stream));
+  } else if constexpr (std::is_floating_point_v<T>) {
     const T ss = detail::reduce_full<T>(PORTA_REDUCE_SUMSQ, fn, x, stream);
     return detail::canonical_nan(static_cast<T>(std::sqrt(ss)));
   } else {

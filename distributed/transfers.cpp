@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "backends/common/dtype.hpp"
 #include "distributed/comm_state.hpp"
 #include "porta/detail/runtime.hpp"
 #include "porta/error.hpp"
@@ -244,6 +245,10 @@ void collective(const CommState& st, Call call, porta_coll_kind k, Device dev, p
   if (reducing && (dt == PORTA_C64 || dt == PORTA_C128) && (op == PORTA_REDUCE_MIN || op == PORTA_REDUCE_MAX))
     throw Unavailable(std::string(fn) + ": " + (op == PORTA_REDUCE_MIN ? "min" : "max") + " is not defined for " +
                       dtype_name(dt) + " (complex numbers have no order)");
+  // 16-bit floats move (broadcast, allgather, send, receive); their sums would have to accumulate
+  // in float on every transport, which none does yet.
+  if (reducing && backend::dtype_is_half(dt))
+    throw Unavailable(std::string(fn) + ": not defined for " + dtype_name(dt) + " (reductions of 16-bit arrays across ranks are not there yet)");
   const porta_stream s = stream_for(stream, dev, fn);
   HostEngine& h = *st.host;
   const std::int64_t n = k == PORTA_COLL_ALLGATHER ? n_send : n_recv;  // elements per rank

@@ -102,6 +102,13 @@ inline porta_status cast_in_one_pass(const porta_dtype& from, const porta_dtype&
 inline porta_status defined_for(bool defined_for_complex, const porta_dtype& dt, const char* fn) noexcept {
   return defined_for_complex || !dtype_is_complex(dt) ? PORTA_OK : unsupported_dtype(fn, dt);
 }
+// The same for a kernel family of ops.hpp (SortFamily, ScanFamily, ...), from op_defined_v itself.
+template <class Family>
+porta_status defined_for(const porta_dtype& dt, const char* fn) noexcept {
+  bool defined = true;
+  with_dtype(dt, [&](auto t) { defined = op_defined_v<Family, decltype(t)>; });
+  return defined ? PORTA_OK : unsupported_dtype(fn, dt);
+}
 struct IsComplexOp {
   template <class Op>
   bool operator()(Op) const {
@@ -176,7 +183,7 @@ inline porta_status argreduce(const porta_arg_op& op, const porta_dtype& dt, std
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (!in_range(raw_enum(op), 0, PORTA_ARG_COUNT))
     return set_error(PORTA_ERR_INVALID, "%s: unknown arg op %d", fn, raw_enum(op));
-  if (const porta_status st = defined_for(false, dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = defined_for<SortFamily>(dt, fn); st != PORTA_OK) return st;
   std::int64_t outputs = 0, total = 0;
   if (const porta_status st = shape(outer, n, inner, &outputs, &total, fn); st != PORTA_OK) return st;
   if (outputs > 0 && n == 0)
@@ -202,6 +209,7 @@ inline porta_status gemm(const porta_dtype& dt, int trans_a, int trans_b, std::i
                          const void* c, std::int64_t ldc) noexcept {
   constexpr const char* fn = "gemm";
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
+  if (const porta_status st = defined_for<GemmFamily>(dt, fn); st != PORTA_OK) return st;
   if (m < 0 || n < 0 || k < 0)
     return set_error(PORTA_ERR_INVALID, "%s: negative dimension (m %lld, n %lld, k %lld)", fn,
                      static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k));
@@ -449,7 +457,7 @@ inline porta_status sort(const porta_dtype& key_dt, std::int64_t n, const void* 
                          std::uint32_t flags) noexcept {
   constexpr const char* fn = "sort";
   if (!valid_dtype(key_dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown key dtype %d", fn, raw_enum(key_dt));
-  if (const porta_status st = defined_for(false, key_dt, fn); st != PORTA_OK) return st;  // keys need an order
+  if (const porta_status st = defined_for<SortFamily>(key_dt, fn); st != PORTA_OK) return st;  // keys need an order
   if (const porta_status st = count(n, fn); st != PORTA_OK) return st;
   if ((flags & ~std::uint32_t(PORTA_SORT_DESCENDING)) != 0)
     return set_error(PORTA_ERR_INVALID, "%s: unknown flags 0x%x", fn, static_cast<unsigned>(flags));
@@ -479,7 +487,7 @@ inline porta_status scan(const porta_reduce_op& op, const porta_dtype& dt, std::
   if (const porta_status st = dtype(dt, fn); st != PORTA_OK) return st;
   if (raw_enum(op) != PORTA_REDUCE_SUM && raw_enum(op) != PORTA_REDUCE_MAX)
     return set_error(PORTA_ERR_INVALID, "%s: op %d is not a scan op (sum or max)", fn, raw_enum(op));
-  if (const porta_status st = defined_for(false, dt, fn); st != PORTA_OK) return st;  // not yet for complex
+  if (const porta_status st = defined_for<ScanFamily>(dt, fn); st != PORTA_OK) return st;
   if ((flags & ~std::uint32_t(PORTA_SCAN_EXCLUSIVE)) != 0)
     return set_error(PORTA_ERR_INVALID, "%s: unknown flags 0x%x", fn, static_cast<unsigned>(flags));
   std::int64_t lines = 0, total = 0;

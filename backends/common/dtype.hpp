@@ -76,6 +76,18 @@ inline bool dtype_is_complex(const porta_dtype& dt) noexcept {
   return false;
 }
 
+// True for a 16-bit float of the list (float16, bfloat16).
+inline bool dtype_is_half(const porta_dtype& dt) noexcept {
+  switch (raw_enum(dt)) {
+#define PORTA_DTYPE(NAME, name, ctype, value, ...) \
+  case value:                                      \
+    return is_half_v<ctype>;
+#include "porta/abi/dtypes.inc"
+#undef PORTA_DTYPE
+  }
+  return false;
+}
+
 // The dispatch from a run-time dtype to its C++ type, for every backend and front end:
 // calls f(T{}) with T the C++ type of dt and returns true; for a value outside the list it
 // returns false without calling f. f's own result is not returned: a caller that needs one keeps

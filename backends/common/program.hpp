@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "backends/common/backend_error.hpp"
+#include "backends/common/checks.hpp"
 #include "porta/abi/backend_v1.h"
 
 namespace porta::detail::backend::check {
@@ -17,7 +18,8 @@ inline porta_status map_program(const porta_dtype& dt, std::int64_t n, const por
                                 const void* const* inputs, std::int32_t ninputs, const void* y) noexcept {
   constexpr const char* fn = "map_program";
   if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
-  if (dtype_is_complex(dt)) return unsupported_dtype(fn, dt);  // the interpreters are real and integer
+  // The interpreters are real and integer (op_defined_v<ProgramFamily, T>).
+  if (const porta_status st = defined_for<ProgramFamily>(dt, fn); st != PORTA_OK) return st;
   if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
   if (ops == nullptr || nops < 1 || nops > PORTA_PROGRAM_MAX_OPS)
     return set_error(PORTA_ERR_INVALID, "%s: %d ops (1 to %d, ops not NULL)", fn, static_cast<int>(nops),

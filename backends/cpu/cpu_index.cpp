@@ -13,7 +13,7 @@
 namespace porta::detail::cpu {
 namespace {
 
-// Elements are moved as raw 4-, 8- or 16-byte words: a copy never changes a bit (NaN payloads, -0.0).
+// Elements are moved as raw 2-, 4-, 8- or 16-byte words: a copy never changes a bit (NaN payloads, -0.0).
 struct alignas(16) Word16 {
   std::uint64_t lo, hi;
 };
@@ -21,6 +21,9 @@ struct alignas(16) Word16 {
 template <class F>
 porta_status with_word(const char* fn, porta_dtype dt, F&& f) {
   switch (dtype_size(dt)) {
+    case 2:  // float16, bfloat16
+      f(std::uint16_t{});
+      return PORTA_OK;
     case 4:
       f(std::uint32_t{});
       return PORTA_OK;

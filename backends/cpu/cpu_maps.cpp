@@ -166,15 +166,6 @@ void binary_typed(std::int64_t rows, std::int64_t cols, const T* a, std::int64_t
   });
 }
 
-// y = alpha * x + y: alpha * x rounded, then + y (no FMA: -ffp-contract=off), the GPU kernels' bits.
-// One NaN canonicalisation, of the sum: the bits of MulOp then AddOp, each canonicalising (a NaN's
-// payload never decides whether the sum is a NaN), for one compare and blend per vector, not two.
-template <class T>
-struct ScaledAdd {
-  T alpha;
-  PORTA_MAP_INLINE T operator()(T x, T y) const { return canonical_nan(add_rn(mul_rn(alpha, x), y)); }
-};
-
 template <class T>
 PORTA_MAP_CLONES void fill_range(T v, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
   write_range(y, lo, hi, stream, [v](T* dst, std::int64_t, std::int64_t len) {
@@ -391,7 +382,7 @@ porta_status axpy(int dev, porta_dtype dt, std::int64_t n, porta_scalar alpha, c
   const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
     T* ys = static_cast<T*>(y);
-    binary_contiguous(n, ScaledAdd<T>{scalar_value<T>(alpha)}, Elems<T>{static_cast<const T*>(x)}, Elems<T>{ys}, ys,
+    binary_contiguous(n, AxpyOp<T>{scalar_value<T>(alpha)}, Elems<T>{static_cast<const T*>(x)}, Elems<T>{ys}, ys,
                       false);
   });
   return known ? PORTA_OK : unknown_dtype("axpy", dt);

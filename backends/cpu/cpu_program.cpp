@@ -359,7 +359,7 @@ porta_status map_program(int dev, porta_dtype dt, std::int64_t n, const porta_pr
   porta_status status = PORTA_OK;
   const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (is_complex_v<T>) {  // fused expressions take real and integer arrays
+    if constexpr (!op_defined_v<ProgramFamily, T>) {  // real and integer arrays
       status = unsupported_dtype(fn, dt);
     } else {
       run_program<T>(n, ops, nops, inputs, ninputs, y);

@@ -58,23 +58,27 @@ inline void prefetch_range(const T* p, std::int64_t count) {
   for (std::int64_t off = 0; off < count * static_cast<std::int64_t>(sizeof(T)); off += 64) __builtin_prefetch(b + off);
 }
 
+// Elements of T as the reduction's accumulator type A (accumulate_t: float for 16-bit floats).
 template <class T>
 struct Plain {
+  using A = accumulate_t<T>;
   const T* x;
-  T operator()(std::int64_t i) const { return x[i]; }
+  A operator()(std::int64_t i) const { return A(x[i]); }
   void prefetch(std::int64_t i, std::int64_t count) const { prefetch_range(x + i, count); }
 };
 template <class T>
 struct Squares {  // SUMSQ: the product is rounded before it is added (no contraction)
+  using A = accumulate_t<T>;
   const T* x;
-  T operator()(std::int64_t i) const { return SquareOp{}(x[i]); }
+  A operator()(std::int64_t i) const { return SquareOp{}(A(x[i])); }
   void prefetch(std::int64_t i, std::int64_t count) const { prefetch_range(x + i, count); }
 };
 template <class T>
 struct Products {  // dot
+  using A = accumulate_t<T>;
   const T* x;
   const T* w;
-  T operator()(std::int64_t i) const { return MulOp{}(x[i], w[i]); }
+  A operator()(std::int64_t i) const { return MulOp{}(A(x[i]), A(w[i])); }
   void prefetch(std::int64_t i, std::int64_t count) const {
     prefetch_range(x + i, count);
     prefetch_range(w + i, count);
@@ -478,14 +482,28 @@ void reduce_impl(std::int64_t outer, std::int64_t n, std::int64_t inner, const S
   if (m > 1) reduce_impl<T, Op>(outer, m, inner, Plain<T>{part.data()}, y);
 }
 
+// The reductions of src into y (of T), accumulated in accumulate_t<T>: for the 16-bit floats into
+// float results first, each then rounded once.
+template <class T, class Op, class Src>
+void reduce_into(std::int64_t outer, std::int64_t inner, std::int64_t n, const Src& src, T* y) {
+  using A = accumulate_t<T>;
+  if constexpr (std::is_same_v<A, T>) {
+    reduce_impl<T, Op>(outer, n, inner, src, y);
+  } else {
+    std::vector<A> acc(static_cast<std::size_t>(outer * inner));
+    reduce_impl<A, Op>(outer, n, inner, src, acc.data());
+    for (std::size_t i = 0; i < acc.size(); ++i) y[i] = T(acc[i]);
+  }
+}
+
 template <class T, class Op>
 void reduce_op(porta_reduce_op op, std::int64_t outer, std::int64_t n, std::int64_t inner, const void* x, void* y) {
   const T* xs = static_cast<const T*>(x);
   T* ys = static_cast<T*>(y);
   if (op == PORTA_REDUCE_SUMSQ) {
-    reduce_impl<T, Op>(outer, n, inner, Squares<T>{xs}, ys);
+    reduce_into<T, Op>(outer, inner, n, Squares<T>{xs}, ys);
   } else {
-    reduce_impl<T, Op>(outer, n, inner, Plain<T>{xs}, ys);
+    reduce_into<T, Op>(outer, inner, n, Plain<T>{xs}, ys);
   }
 }
 
@@ -528,7 +546,7 @@ porta_status dot(int dev, porta_dtype dt, std::int64_t n, const void* x, const v
   PORTA_CPU_TRY
   return with_dtype_for<SumOp>(fn, dt, [&](auto tag) {
     using T = decltype(tag);
-    reduce_impl<T, SumOp>(1, n, 1, Products<T>{static_cast<const T*>(x), static_cast<const T*>(w)}, static_cast<T*>(y));
+    reduce_into<T, SumOp>(1, 1, n, Products<T>{static_cast<const T*>(x), static_cast<const T*>(w)}, static_cast<T*>(y));
   });
   PORTA_CPU_CATCH(fn)
 }

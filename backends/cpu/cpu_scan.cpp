@@ -624,8 +624,8 @@ porta_status scan(int dev, porta_reduce_op op, porta_dtype dt, std::uint32_t fla
   if (outer == 0 || n == 0 || inner == 0) return PORTA_OK;
   const bool exclusive = (flags & PORTA_SCAN_EXCLUSIVE) != 0;
   PORTA_CPU_TRY
-  // Scans of complex arrays are not offered yet: MaxOp is the one combiner they have in common.
-  return with_dtype_for<MaxOp>(fn, dt, [&](auto tag) {
+  // Not for complex (the front end scans their parts) or 16-bit types: ops.hpp's ScanFamily.
+  return with_dtype_for<ScanFamily>(fn, dt, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);

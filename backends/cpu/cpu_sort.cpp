@@ -393,7 +393,7 @@ porta_status sort(int dev, porta_dtype key_dt, std::int64_t n, const void* keys_
   PORTA_CPU_TRY
   const std::size_t value_bytes = values_in == nullptr ? 0 : dtype_size(value_dt);
   const bool descending = (flags & PORTA_SORT_DESCENDING) != 0;
-  return with_dtype_for<MaxOp>("sort", key_dt, [&](auto tag) {  // keys need an order
+  return with_dtype_for<SortFamily>("sort", key_dt, [&](auto tag) {  // keys need an order
     sort_typed<decltype(tag)>(n, keys_in, keys_out, value_bytes, values_in, values_out, descending);
   });
   PORTA_CPU_CATCH("sort")
@@ -405,7 +405,7 @@ porta_status argreduce(int dev, porta_arg_op op, porta_dtype dt, std::int64_t ou
   if (porta_status st = check::argreduce(op, dt, outer, n, inner, x, y); st != PORTA_OK) return st;
   if (outer * inner == 0) return PORTA_OK;
   PORTA_CPU_TRY
-  return with_dtype_for<MaxOp>("argreduce", dt, [&](auto tag) {
+  return with_dtype_for<SortFamily>("argreduce", dt, [&](auto tag) {
     using T = decltype(tag);
     if (op == PORTA_ARG_MAX) {
       argreduce_typed<T, true>(outer, n, inner, static_cast<const T*>(x), y);

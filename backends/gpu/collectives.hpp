@@ -42,7 +42,7 @@ struct UniqueId {  // ncclUniqueId, passed by value to ncclCommInitRank
 static_assert(sizeof(UniqueId) == PORTA_COLL_ID_BYTES, "porta_coll ids are ncclUniqueIds");
 using Comm = void*;    // ncclComm_t: an opaque pointer
 using DataType = int;  // ncclDataType_t
-constexpr DataType kInt32 = 2, kInt64 = 4, kFloat32 = 7, kFloat64 = 8;
+constexpr DataType kInt32 = 2, kInt64 = 4, kFloat16 = 6, kFloat32 = 7, kFloat64 = 8, kBfloat16 = 9;
 using RedOp = int;  // ncclRedOp_t
 constexpr RedOp kSum = 0, kProd = 1, kMax = 2, kMin = 3;
 }  // namespace nccl
@@ -231,7 +231,7 @@ struct Collectives {
   // the sum of each part); a complex product is not two products, and is refused.
   static bool data_type(porta_dtype dt, nccl::DataType* out, int* parts) noexcept {
     // The default arm is for values outside the list, which C callers can pass.
-    static_assert(PORTA_DTYPE_COUNT == 6, "a new dtype (dtypes.inc): give it its NCCL type here");
+    static_assert(PORTA_DTYPE_COUNT == 8, "a new dtype (dtypes.inc): give it its NCCL type here");
     *parts = 1;
     switch (backend::raw_enum(dt)) {
       case PORTA_F32:
@@ -253,6 +253,12 @@ struct Collectives {
         return true;
       case PORTA_I64:
         *out = nccl::kInt64;
+        return true;
+      case PORTA_F16:  // moved only: the front end refuses 16-bit reductions (NCCL sums them in 16 bits)
+        *out = nccl::kFloat16;
+        return true;
+      case PORTA_BF16:
+        *out = nccl::kBfloat16;
         return true;
       default:
         return false;

@@ -117,9 +117,9 @@ int launch_typed(porta_dtype dt, F&& f) {
   return code;
 }
 
-// The ABI's untyped view of the launchers above. (*): fused programs, sorting and scans
-// are compiled for the real and integer types only (kernels.cmake); the entries' checks refuse
-// complex types for them before anything is launched.
+// The ABI's untyped view of the launchers above. (*): fused programs, sorting and scans are
+// compiled for the real and integer types only, GEMM for those and complex (kernels.cmake); the
+// entries' checks refuse the other types (ops.hpp's op_defined_v) before anything is launched.
 template <class Api>
 struct KernelDispatch {
   static int fill(porta_dtype dt, std::int64_t n, porta_scalar value, void* y, void* s) {
@@ -167,7 +167,7 @@ struct KernelDispatch {
                          const void* const* inputs, std::int32_t ninputs, void* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      if constexpr (is_complex_v<T>) {  // (*) below
+      if constexpr (!op_defined_v<ProgramFamily, T>) {  // (*) below
         return static_cast<int>(Api::kInvalidValue);
       } else {
         const T* in[PORTA_PROGRAM_MAX_INPUTS] = {};
@@ -200,16 +200,20 @@ struct KernelDispatch {
                   porta_scalar beta, void* c, std::int64_t ldc, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a), lda,
-                                       static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c), ldc,
-                                       s);
+      if constexpr (!op_defined_v<GemmFamily, T>) {  // (*)
+        return static_cast<int>(Api::kInvalidValue);
+      } else {
+        return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a),
+                                         lda, static_cast<const T*>(b), ldb, scalar_value<T>(beta), static_cast<T*>(c),
+                                         ldc, s);
+      }
     });
   }
   static int sort(porta_dtype key_dt, std::int64_t n, const void* keys_in, void* keys_out, int value_bytes,
                   const void* values_in, void* values_out, bool descending, void* s) {
     return launch_typed<Api>(key_dt, [&](auto t) {
       using T = decltype(t);
-      if constexpr (is_complex_v<T>) {  // (*)
+      if constexpr (!op_defined_v<SortFamily, T>) {  // (*)
         return static_cast<int>(Api::kInvalidValue);
       } else {
         return SortKernels<Api, T>::sort(n, static_cast<const T*>(keys_in), static_cast<T*>(keys_out), value_bytes,
@@ -221,7 +225,7 @@ struct KernelDispatch {
                        const void* x, std::int64_t* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      if constexpr (is_complex_v<T>) {  // (*)
+      if constexpr (!op_defined_v<SortFamily, T>) {  // (*)
         return static_cast<int>(Api::kInvalidValue);
       } else {
         return SortKernels<Api, T>::argreduce(op, outer, n, inner, static_cast<const T*>(x), y, s);
@@ -232,7 +236,7 @@ struct KernelDispatch {
                   std::int64_t inner, const void* x, void* y, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      if constexpr (is_complex_v<T>) {  // (*)
+      if constexpr (!op_defined_v<ScanFamily, T>) {  // (*)
         return static_cast<int>(Api::kInvalidValue);
       } else {
         return ScanKernels<Api, T>::scan(op, exclusive, outer, n, inner, static_cast<const T*>(x), static_cast<T*>(y),

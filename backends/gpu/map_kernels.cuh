@@ -47,12 +47,6 @@ struct WithDeviceScalar {
   __device__ T operator()(T x) const { return First ? Op{}(*p, x) : Op{}(x, *p); }
 };
 
-template <class T>
-struct AxpyOf {  // alpha * x rounded, then + y, a NaN canonical: the CPU backend's bits, never an FMA
-  T alpha;
-  PORTA_HOST_DEVICE T operator()(T x, T y) const { return canonical_nan(add_rn(mul_rn(alpha, x), y)); }
-};
-
 // The contiguous maps' launcher in the plugins' calling convention (void* stream, int status).
 template <class Api, class F, class TO, class... TI>
 int run_map(void* stream, std::int64_t n, F f, TO* y, const TI*... in) {
@@ -229,7 +223,7 @@ int MapKernels<Api, T>::binary_scalar(porta_binary_op op, std::int64_t n, const 
 
 template <class Api, class T>
 int MapKernels<Api, T>::axpy(std::int64_t n, T alpha, const T* x, T* y, void* stream) {
-  return run_map<Api>(stream, n, AxpyOf<T>{alpha}, y, x, static_cast<const T*>(y));
+  return run_map<Api>(stream, n, AxpyOp<T>{alpha}, y, x, static_cast<const T*>(y));
 }
 
 }  // namespace porta::detail::gpu

@@ -34,26 +34,47 @@ int reduce_with_scratch(const L& ld, Op op, std::int64_t outer, std::int64_t n, 
   return static_cast<int>(e);
 }
 
+// The same into y of T, accumulated in accumulate_t<T>: a 16-bit T's float results go to a float
+// buffer from the pool first and are rounded once, by the map family's cast.
+template <class Api, class T, class Op, class L>
+int reduce_rounded(const L& ld, Op op, std::int64_t outer, std::int64_t n, std::int64_t inner, T* y, void* stream) {
+  using A = accumulate_t<T>;
+  if constexpr (std::is_same_v<A, T>) {
+    return reduce_with_scratch<Api, T>(ld, op, outer, n, inner, y, stream);
+  } else {
+    const auto s = static_cast<typename Api::Stream>(stream);
+    const std::int64_t outputs = outer * inner;
+    void* acc = nullptr;
+    typename Api::Error e = Api::malloc_async(&acc, static_cast<std::size_t>(outputs) * sizeof(A), s);
+    if (e != Api::kSuccess) return static_cast<int>(e);
+    int code = reduce_with_scratch<Api, A>(ld, op, outer, n, inner, static_cast<A*>(acc), stream);
+    if (code == 0) code = MapKernels<Api, T>::cast_from(PORTA_F32, outputs, acc, y, stream);
+    e = Api::free_async(acc, s);
+    return code != 0 ? code : static_cast<int>(e);
+  }
+}
+
 template <class Api, class T>
 int ReduceKernels<Api, T>::reduce(porta_reduce_op op, std::int64_t outer, std::int64_t n, std::int64_t inner,
                                   const T* x, T* y, void* stream) {
-  const ContigLoad<T> in{x};
+  using A = accumulate_t<T>;
+  const PlainLoad<T> in{x};
   switch (op) {
     case PORTA_REDUCE_SUM:
-      return reduce_with_scratch<Api, T>(in, SumOp{}, outer, n, inner, y, stream);
+      return reduce_rounded<Api, T>(in, SumOp{}, outer, n, inner, y, stream);
     case PORTA_REDUCE_PROD:
-      return reduce_with_scratch<Api, T>(in, ProdOp{}, outer, n, inner, y, stream);
+      return reduce_rounded<Api, T>(in, ProdOp{}, outer, n, inner, y, stream);
     case PORTA_REDUCE_MIN:
     case PORTA_REDUCE_MAX:
     case PORTA_REDUCE_SUMSQ:
       if constexpr (is_complex_v<T>) {  // the entry's checks refused these for complex types
         break;
       } else if (op == PORTA_REDUCE_MIN) {
-        return reduce_with_scratch<Api, T>(in, MinOp{}, outer, n, inner, y, stream);
+        return reduce_rounded<Api, T>(in, MinOp{}, outer, n, inner, y, stream);
       } else if (op == PORTA_REDUCE_MAX) {
-        return reduce_with_scratch<Api, T>(in, MaxOp{}, outer, n, inner, y, stream);
+        return reduce_rounded<Api, T>(in, MaxOp{}, outer, n, inner, y, stream);
       } else {
-        return reduce_with_scratch<Api, T>(SquareLoad<T>{in}, SumOp{}, outer, n, inner, y, stream);
+        return reduce_rounded<Api, T>(SquareLoad<A, PlainLoad<T>>{in}, SumOp{}, outer, n, inner, y, stream);
       }
     case PORTA_REDUCE_COUNT:
       break;
@@ -63,7 +84,8 @@ int ReduceKernels<Api, T>::reduce(porta_reduce_op op, std::int64_t outer, std::i
 
 template <class Api, class T>
 int ReduceKernels<Api, T>::dot(std::int64_t n, const T* x, const T* w, T* y, void* stream) {
-  return reduce_with_scratch<Api, T>(DotLoad<T>{ContigLoad<T>{x}, ContigLoad<T>{w}}, SumOp{}, 1, n, 1, y, stream);
+  using A = accumulate_t<T>;
+  return reduce_rounded<Api, T>(DotLoad<A, PlainLoad<T>>{PlainLoad<T>{x}, PlainLoad<T>{w}}, SumOp{}, 1, n, 1, y, stream);
 }
 
 }  // namespace porta::detail::gpu

@@ -223,10 +223,11 @@ namespace detail {
 // complex array a real scalar s is s + 0i; a complex scalar with a real array does not compile.
 template <class T, class S>
 T scalar_as(S s, const char* fn) {
-  static_assert(std::is_arithmetic_v<S> || is_complex_v<S>, "porta: a scalar operand must be an arithmetic type");
+  static_assert(std::is_arithmetic_v<S> || is_complex_v<S> || is_half_v<S>,
+                "porta: a scalar operand must be an arithmetic type");
   static_assert(!is_complex_v<S> || is_complex_v<T>,
                 "porta: a complex scalar with a real array: cast the array to complex first");
-  static_assert(!(std::is_integral_v<T> && std::is_floating_point_v<S>),
+  static_assert(!(std::is_integral_v<T> && (std::is_floating_point_v<S> || is_half_v<S>)),
                 "porta: a floating-point scalar with an integer array would be truncated: cast the array "
                 "(porta::cast<double>(x)) or the scalar (std::int64_t(s)) first");
   if constexpr (is_complex_v<T>) {  // a real scalar is (s, 0); a complex one of the other precision is rounded
@@ -258,7 +259,7 @@ T scalar_as(S s, const char* fn) {
 }
 
 template <class S>
-using if_scalar = std::enable_if_t<std::is_arithmetic_v<S> || is_complex_v<S>, int>;
+using if_scalar = std::enable_if_t<std::is_arithmetic_v<S> || is_complex_v<S> || is_half_v<S>, int>;
 
 }  // namespace detail
 

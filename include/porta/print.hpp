@@ -42,6 +42,8 @@ std::string format_element(T v, const std::ostream& like) {
   if constexpr (is_complex_v<T>) {  // NumPy's form: 3+4j, -1.5-0j
     const auto im = format_element(v.im, like);
     return format_element(v.re, like) + (im[0] == '-' ? "" : "+") + im + "j";
+  } else if constexpr (is_half_v<T>) {
+    return format_element(static_cast<float>(v), like);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

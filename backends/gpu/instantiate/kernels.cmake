@@ -14,17 +14,21 @@ set(PORTA_GPU_KERNEL_FAMILIES map reduce gemm sort index scan program random spa
 # too (the others are for real and integer types).
 set(PORTA_GPU_REAL_KERNEL_FAMILIES random sparse)
 set(PORTA_GPU_COMPLEX_KERNEL_FAMILIES map reduce index gemm)
+# Families compiled for the 16-bit floats (kind "half"), which compute in float.
+set(PORTA_GPU_HALF_KERNEL_FAMILIES map reduce index)
 
 # PORTA_DTYPES: the dtypes' names (f32, ...), in the list's order; PORTA_REAL_DTYPES and
-# PORTA_COMPLEX_DTYPES: those of kind real and complex; PORTA_DTYPE_CTYPE_<name>: the C type.
+# PORTA_COMPLEX_DTYPES, PORTA_HALF_DTYPES: those of kind real, complex and half;
+# PORTA_DTYPE_CTYPE_<name>: the C type.
 file(STRINGS ${PROJECT_SOURCE_DIR}/include/porta/abi/dtypes.inc _porta_dtype_lines REGEX "^PORTA_DTYPE\\(")
 # A build folder re-runs CMake when the list changes, so a new dtype gets its translation units.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/porta/abi/dtypes.inc)
 set(PORTA_DTYPES "")
 set(PORTA_REAL_DTYPES "")
 set(PORTA_COMPLEX_DTYPES "")
+set(PORTA_HALF_DTYPES "")
 foreach(_line IN LISTS _porta_dtype_lines)
-  if(NOT _line MATCHES "^PORTA_DTYPE\\(([A-Z0-9]+), ([a-z0-9]+), ([a-z0-9_]+), ([0-9]+), \"([^\"]*)\", (real|integer|complex)\\)$")
+  if(NOT _line MATCHES "^PORTA_DTYPE\\(([A-Z0-9]+), ([a-z0-9]+), ([a-z0-9_]+), ([0-9]+), \"([^\"]*)\", (real|integer|complex|half)\\)$")
     message(FATAL_ERROR "porta: cannot read this line of dtypes.inc: ${_line}")
   endif()
   list(APPEND PORTA_DTYPES ${CMAKE_MATCH_2})
@@ -33,6 +37,8 @@ foreach(_line IN LISTS _porta_dtype_lines)
     list(APPEND PORTA_REAL_DTYPES ${CMAKE_MATCH_2})
   elseif(CMAKE_MATCH_6 STREQUAL "complex")
     list(APPEND PORTA_COMPLEX_DTYPES ${CMAKE_MATCH_2})
+  elseif(CMAKE_MATCH_6 STREQUAL "half")
+    list(APPEND PORTA_HALF_DTYPES ${CMAKE_MATCH_2})
   endif()
 endforeach()
 if(NOT PORTA_DTYPES)
@@ -49,8 +55,13 @@ function(porta_gpu_kernel_sources var)
     set(_dtypes ${PORTA_DTYPES})
     if(PORTA_KERNEL_FAMILY IN_LIST PORTA_GPU_REAL_KERNEL_FAMILIES)
       set(_dtypes ${PORTA_REAL_DTYPES})
-    elseif(NOT PORTA_KERNEL_FAMILY IN_LIST PORTA_GPU_COMPLEX_KERNEL_FAMILIES)
-      list(REMOVE_ITEM _dtypes ${PORTA_COMPLEX_DTYPES})
+    else()
+      if(NOT PORTA_KERNEL_FAMILY IN_LIST PORTA_GPU_COMPLEX_KERNEL_FAMILIES)
+        list(REMOVE_ITEM _dtypes ${PORTA_COMPLEX_DTYPES})
+      endif()
+      if(NOT PORTA_KERNEL_FAMILY IN_LIST PORTA_GPU_HALF_KERNEL_FAMILIES)
+        list(REMOVE_ITEM _dtypes ${PORTA_HALF_DTYPES})
+      endif()
     endif()
     # map -> MapKernels
     string(SUBSTRING ${PORTA_KERNEL_FAMILY} 0 1 _first)

@@ -53,6 +53,21 @@ typedef struct porta_complex128 {
 #undef PORTA_ABI_ALIGNED
 #endif
 
+/* The 16-bit floats (float16, bfloat16 of dtypes.inc): their bits, as __half, __nv_bfloat16, NumPy's
+ * float16 and torch.bfloat16 store them. In C++ they are porta::float16 and porta::bfloat16. */
+#ifdef __cplusplus
+#include "porta/half.hpp"
+typedef porta::float16 porta_float16;
+typedef porta::bfloat16 porta_bfloat16;
+#else
+typedef struct porta_float16 {
+  uint16_t bits;
+} porta_float16;
+typedef struct porta_bfloat16 {
+  uint16_t bits;
+} porta_bfloat16;
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

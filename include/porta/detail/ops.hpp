@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "porta/complex.hpp"
+#include "porta/half.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/math.hpp"
 #include "porta/detail/math_exp_log.hpp"
@@ -18,11 +19,30 @@
 
 namespace porta::detail {
 
+// 16-bit floats (porta::float16, porta::bfloat16) compute every op in float and round the result
+// once: the first branch of each functor below. Results that are not of the argument's type
+// (comparisons' masks) are returned as they are.
+template <class H, class Op, class... A>
+PORTA_HOST_DEVICE inline auto in_float(Op op, A... a) {
+  const auto r = op(static_cast<float>(a)...);
+  if constexpr (std::is_same_v<std::remove_const_t<decltype(r)>, float>) {
+    return H(r);
+  } else {
+    return r;
+  }
+}
+
+// The type a reduction (sum, prod, dot, norm, min, max) of T accumulates in: float for the 16-bit
+// floats (each element widened exactly, the result rounded once at the end), T otherwise.
+template <class T>
+using accumulate_t = std::conditional_t<is_half_v<T>, float, T>;
+
 // max/min propagate NaN (as NumPy), as the canonical NaN, and order -0.0 below +0.0, which makes
 // them associative and commutative on every input, so any evaluation order gives the same bits
 // (also the order in which atomic_max/atomic_min's threads arrive: a NaN, once stored, stays).
 template <class T>
 PORTA_HOST_DEVICE inline T max_op(T a, T b) {
+  if constexpr (is_half_v<T>) return T(max_op(float(a), float(b)));
   if (a > b) return a;
   if (b > a) return b;
   if constexpr (std::is_floating_point_v<T>) {
@@ -35,6 +55,7 @@ PORTA_HOST_DEVICE inline T max_op(T a, T b) {
 
 template <class T>
 PORTA_HOST_DEVICE inline T min_op(T a, T b) {
+  if constexpr (is_half_v<T>) return T(min_op(float(a), float(b)));
   if (a < b) return a;
   if (b < a) return b;
   if constexpr (std::is_floating_point_v<T>) {
@@ -57,7 +78,7 @@ struct SumOp {
     if constexpr (is_complex_v<T>) {
       using R = real_type_t<T>;
       return T(R(-0.0), R(-0.0));
-    } else if constexpr (std::is_floating_point_v<T>) {
+    } else if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
       return T(-0.0);
     } else {
       return T(0);
@@ -65,7 +86,11 @@ struct SumOp {
   }
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return add_rn(a, b);
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else {
+      return add_rn(a, b);
+    }
   }
 };
 
@@ -76,14 +101,18 @@ struct ProdOp {
   }
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return mul_rn(a, b);
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else {
+      return mul_rn(a, b);
+    }
   }
 };
 
 struct MaxOp {
   template <class T>
   PORTA_HOST_DEVICE static T identity() {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
       return -std::numeric_limits<T>::infinity();
     } else {
       return std::numeric_limits<T>::lowest();
@@ -98,7 +127,7 @@ struct MaxOp {
 struct MinOp {
   template <class T>
   PORTA_HOST_DEVICE static T identity() {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
       return std::numeric_limits<T>::infinity();
     } else {
       return std::numeric_limits<T>::max();
@@ -120,7 +149,13 @@ template <class To>
 struct ConvertOp {
   template <class From>
   PORTA_HOST_DEVICE To operator()(From v) const {
-    if constexpr (is_complex_v<From> && is_complex_v<To>) {
+    if constexpr (is_half_v<From>) {
+      return ConvertOp<To>{}(static_cast<float>(v));  // exact, then float's conversion
+    } else if constexpr (is_half_v<To> && is_complex_v<From>) {
+      return ConvertOp<To>{}(v.re);
+    } else if constexpr (is_half_v<To>) {
+      return To(v);  // rounded once to nearest even, also from double and 64-bit integers
+    } else if constexpr (is_complex_v<From> && is_complex_v<To>) {
       return To(v);
     } else if constexpr (is_complex_v<From>) {
       return ConvertOp<To>{}(v.re);  // NumPy's cast of complex to real: the real part
@@ -150,7 +185,9 @@ PORTA_HOST_DEVICE inline T via_double(double v) {
 struct NegOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, x);
+    } else if constexpr (std::is_integral_v<T>) {
       using U = std::make_unsigned_t<T>;
       return static_cast<T>(U(0) - static_cast<U>(x));
     } else {
@@ -163,7 +200,9 @@ struct NegOp {
 struct AbsOp {
   template <class T>
   PORTA_HOST_DEVICE real_type_t<T> operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, x);
+    } else if constexpr (std::is_integral_v<T>) {
       return x < 0 ? NegOp{}(x) : x;
     } else if constexpr (is_complex_v<T>) {
       return porta::abs(x);
@@ -187,7 +226,9 @@ PORTA_HOST_DEVICE T complex_undefined(T x) {
   struct Name {                                           \
     template <class T>                                    \
     PORTA_HOST_DEVICE T operator()(T x) const {           \
-      if constexpr (std::is_floating_point_v<T>) {        \
+      if constexpr (is_half_v<T>) {                       \
+        return in_float<T>(*this, x);                     \
+      } else if constexpr (std::is_floating_point_v<T>) { \
         return canonical_nan(fn(x));                      \
       } else if constexpr (is_complex_v<T>) {             \
         return complex_fn(x);                             \
@@ -209,7 +250,9 @@ PORTA_DETAIL_MATH_OP(SigmoidOp, math::sigmoid, complex_undefined)
 struct ConjOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
-    if constexpr (is_complex_v<T>) {
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, x);
+    } else if constexpr (is_complex_v<T>) {
       return canonical_nan(porta::conj(x));
     } else {
       return canonical_nan(x);
@@ -220,26 +263,40 @@ struct ConjOp {
 struct ReluOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
-    return x > T(0) ? x : (is_nan(x) ? canonical_nan(x) : T(0));
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, x);
+    } else {
+      return x > T(0) ? x : (is_nan(x) ? canonical_nan(x) : T(0));
+    }
   }
 };
 struct SquareOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T x) const {
-    return canonical_nan(mul_rn(x, x));
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, x);
+    } else {
+      return canonical_nan(mul_rn(x, x));
+    }
   }
 };
 
 struct AddOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return canonical_nan(add_rn(a, b));
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else {
+      return canonical_nan(add_rn(a, b));
+    }
   }
 };
 struct SubOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else if constexpr (std::is_integral_v<T>) {
       using U = std::make_unsigned_t<T>;
       return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
     } else {
@@ -250,13 +307,19 @@ struct SubOp {
 struct MulOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    return canonical_nan(mul_rn(a, b));
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else {
+      return canonical_nan(mul_rn(a, b));
+    }
   }
 };
 struct DivOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else if constexpr (std::is_integral_v<T>) {
       if (b == 0) return T(0);
       if (b == T(-1)) return NegOp{}(a);  // lowest / -1 overflows
       return a / b;
@@ -270,7 +333,9 @@ struct DivOp {
 struct PowOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, a, b);
+    } else if constexpr (std::is_floating_point_v<T>) {
       return canonical_nan(math::pow(a, b));
     } else {
       // Exact, wrapping integer power by squaring: double pow is not exact on every device.
@@ -286,10 +351,28 @@ struct PowOp {
     }
   }
 };
+// y = alpha * x + y (axpy): alpha * x rounded, then + y, never an FMA on any device; one NaN
+// canonicalisation, of the sum (a NaN's payload never decides whether the sum is a NaN).
+template <class T>
+struct AxpyOp {
+  T alpha;
+  PORTA_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (is_half_v<T>) {
+      return T(AxpyOp<float>{float(alpha)}(float(x), float(y)));
+    } else {
+      return canonical_nan(add_rn(mul_rn(alpha, x), y));
+    }
+  }
+};
+
 struct ReluGradOp {
   template <class T>
   PORTA_HOST_DEVICE T operator()(T grad, T x) const {
-    return canonical_nan(x > T(0) ? grad : T(0));
+    if constexpr (is_half_v<T>) {
+      return in_float<T>(*this, grad, x);
+    } else {
+      return canonical_nan(x > T(0) ? grad : T(0));
+    }
   }
 };
 
@@ -356,8 +439,28 @@ PORTA_DETAIL_COMPLEX_OP(MulOp)
 PORTA_DETAIL_COMPLEX_OP(DivOp)
 PORTA_DETAIL_COMPLEX_OP(EqOp)
 PORTA_DETAIL_COMPLEX_OP(NeOp)
+// Kernel families that are more than one elementwise op, named for op_defined_v: sorting and the
+// arg reductions (an order of keys), scans, fused programs and GEMM.
+struct SortFamily {};
+struct ScanFamily {};
+struct ProgramFamily {};
+struct GemmFamily {};
+PORTA_DETAIL_COMPLEX_OP(GemmFamily)
+// The 16-bit floats have every elementwise op and reduction (computed in float); sorting, scans,
+// fused programs and GEMM are not there for them yet.
+template <class Op>
+struct defined_for_half : std::true_type {};
+template <>
+struct defined_for_half<SortFamily> : std::false_type {};
+template <>
+struct defined_for_half<ScanFamily> : std::false_type {};
+template <>
+struct defined_for_half<ProgramFamily> : std::false_type {};
+template <>
+struct defined_for_half<GemmFamily> : std::false_type {};
 #undef PORTA_DETAIL_COMPLEX_OP
 template <class Op, class T>
-inline constexpr bool op_defined_v = !is_complex_v<T> || defined_for_complex<Op>::value;
+inline constexpr bool op_defined_v =
+    (!is_complex_v<T> || defined_for_complex<Op>::value) && (!is_half_v<T> || defined_for_half<Op>::value);
 
 }  // namespace porta::detail

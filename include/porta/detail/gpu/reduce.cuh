@@ -91,10 +91,33 @@ struct ContigLoad {
   }
 };
 
-// x[i] * x[i], the product rounded before it is summed (PORTA_REDUCE_SUMSQ, norm2).
+// 16-bit floats, each widened (exactly) to float, which the reduction accumulates in
+// (ops.hpp's accumulate_t). Four of them are one 8-byte load.
+template <class H>
+struct WidenLoad {
+  const H* p;
+  __device__ float load(std::int64_t i) const { return static_cast<float>(p[i]); }
+  __device__ bool vec_ok(std::int64_t i) const { return is_aligned(p + i, 8); }
+  template <bool Vec>
+  __device__ Quad<float> load4(std::int64_t i) const {
+    if constexpr (Vec) {
+      const Pack<H, 4> a = *reinterpret_cast<const Pack<H, 4>*>(p + i);
+      return {static_cast<float>(a.v[0]), static_cast<float>(a.v[1]), static_cast<float>(a.v[2]),
+              static_cast<float>(a.v[3])};
+    } else {
+      return {load(i), load(i + 1), load(i + 2), load(i + 3)};
+    }
+  }
+};
+// The loader of a plain array of T: its elements as accumulate_t<T>.
 template <class T>
+using PlainLoad = std::conditional_t<is_half_v<T>, WidenLoad<T>, ContigLoad<T>>;
+
+// x[i] * x[i], the product rounded before it is summed (PORTA_REDUCE_SUMSQ, norm2); In loads
+// x as T (a 16-bit x through WidenLoad, as float).
+template <class T, class In = ContigLoad<T>>
 struct SquareLoad {
-  ContigLoad<T> in;
+  In in;
   __device__ T load(std::int64_t i) const {
     const T v = in.load(i);
     return mul_rn(v, v);
@@ -108,9 +131,9 @@ struct SquareLoad {
 };
 
 // x[i] * w[i], rounded before the sum (dot).
-template <class T>
+template <class T, class In = ContigLoad<T>>
 struct DotLoad {
-  ContigLoad<T> a, b;
+  In a, b;
   __device__ T load(std::int64_t i) const { return mul_rn(a.load(i), b.load(i)); }
   __device__ bool vec_ok(std::int64_t i) const { return a.vec_ok(i) && b.vec_ok(i); }
   template <bool Vec>
