@@ -9,7 +9,7 @@
 namespace porta::random {
 namespace {
 
-// A complex array is drawn as the real array of its parts (real part i from draw 2i, imaginary
+// A 16-bit array is the float draw rounded once (below). A complex array is drawn as the real array of its parts (real part i from draw 2i, imaginary
 // part from draw 2i + 1), so its bits are the real draw's on every device. A complex normal has
 // E|z|^2 = 1, as torch.randn's: each part is a real normal times sqrt(1/2), one rounded product.
 template <class T>
@@ -25,6 +25,15 @@ void fill(const char* fn, porta_random_dist dist, Array<T>& out, std::uint64_t s
     if (dist == PORTA_RANDOM_NORMAL)
       c.run(c.table->binary_scalar, PORTA_BINARY_MUL, rt, n, out.data(),
             detail::to_scalar(static_cast<R>(0.707106781186547524400844362104849039L)), 0, out.data(), c.stream);
+  } else if constexpr (is_half_v<T>) {
+    // The float draw, rounded once; a uniform value that rounds up to 1 becomes the largest value
+    // below 1, so that the result stays in [0, 1) (that value then has 1.5 times the others' mass).
+    Array<float> wide(out.shape(), dev, stream);
+    c.run(c.table->random, dist, PORTA_F32, out.size(), seed, at.stream, at.offset, wide.data(), c.stream);
+    c.run(c.table->cast, PORTA_F32, detail::dtype_of<T>(), out.size(), wide.data(), out.data(), c.stream);
+    if (dist == PORTA_RANDOM_UNIFORM)
+      c.run(c.table->binary_scalar, PORTA_BINARY_MIN, detail::dtype_of<T>(), out.size(), out.data(),
+            detail::to_scalar(T::from_bits(static_cast<std::uint16_t>(T(1.0f).bits - 1u))), 0, out.data(), c.stream);
   } else {
     c.run(c.table->random, dist, detail::dtype_of<T>(), out.size(), seed, at.stream, at.offset, out.data(), c.stream);
   }
@@ -66,6 +75,8 @@ PORTA_INSTANTIATE_RANDOM(float)
 PORTA_INSTANTIATE_RANDOM(double)
 PORTA_INSTANTIATE_RANDOM(complex<float>)
 PORTA_INSTANTIATE_RANDOM(complex<double>)
+PORTA_INSTANTIATE_RANDOM(float16)
+PORTA_INSTANTIATE_RANDOM(bfloat16)
 #undef PORTA_INSTANTIATE_RANDOM
 
 }  // namespace porta::random

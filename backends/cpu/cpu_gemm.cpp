@@ -23,6 +23,7 @@
 //   - Inside a caller's parallel region, gemm runs porta's own kernel on the calling thread.
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "cpu_blas.hpp"
 #include "cpu_common.hpp"
@@ -187,6 +188,46 @@ bool blas_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
 }
 #endif
 
+// n values of H widened to float (exact), or float rounded to H, on the team for large n.
+template <class To, class From>
+void convert_span(const From* x, To* y, std::int64_t n) {
+#if defined(_OPENMP)
+#pragma omp parallel for if (n >= (std::int64_t(1) << 18) && !in_parallel_region()) schedule(static)
+#endif
+  for (std::int64_t i = 0; i < n; ++i) y[i] = ConvertOp<To>{}(x[i]);
+}
+
+// 16-bit GEMM: the operands widened to float, the float gemm of the same flags (the vendor's or
+// porta's kernel), C's block rounded once; the GPU plugins' gemm_widened computes the same steps.
+porta_status gemm_widened(int dev, porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                          porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
+                          porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t flags) {
+  porta_status status = PORTA_OK;
+  with_dtype(dt, [&](auto tag) {
+    using H = decltype(tag);
+    if constexpr (is_half_v<H>) {
+      const auto span = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+        return rows == 0 || cols == 0 ? std::int64_t(0) : (rows - 1) * ld + cols;
+      };
+      std::vector<float> fa(static_cast<std::size_t>(span(ta ? k : m, ta ? m : k, lda)));
+      std::vector<float> fb(static_cast<std::size_t>(span(tb ? n : k, tb ? k : n, ldb)));
+      std::vector<float> fc(static_cast<std::size_t>(m * n));
+      convert_span(static_cast<const H*>(a), fa.data(), static_cast<std::int64_t>(fa.size()));
+      convert_span(static_cast<const H*>(b), fb.data(), static_cast<std::int64_t>(fb.size()));
+      H* ch = static_cast<H*>(c);
+      for (std::int64_t i = 0; i < m; ++i) convert_span(ch + i * ldc, fc.data() + i * n, n);
+      porta_scalar fal{}, fbe{};
+      fal.f32 = float(scalar_value<H>(alpha));
+      fbe.f32 = float(scalar_value<H>(beta));
+      status = gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa.data(), lda, fb.data(), ldb, fbe, fc.data(), n, flags,
+                    nullptr);
+      if (status == PORTA_OK)
+        for (std::int64_t i = 0; i < m; ++i) convert_span(fc.data() + i * n, ch + i * ldc, n);
+    }
+  });
+  return status;
+}
+
 }  // namespace
 
 porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -198,6 +239,7 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
   if (m == 0 || n == 0) return PORTA_OK;
   const bool ta = trans_a != 0, tb = trans_b != 0;
   PORTA_CPU_TRY
+  if (backend::dtype_is_half(dt)) return gemm_widened(dev, dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, flags);
   // Matrix-vector shapes are memory-bound: porta's kernel streams the matrix as fast as BLAS does,
   // on porta's own threads, with no BLAS call to hand over to another pool. Asked for porta's own
   // kernel, they take it too: its fixed order is the same for every shape and device.

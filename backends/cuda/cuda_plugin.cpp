@@ -683,7 +683,8 @@ struct Cuda {
   // leading dimension.
   static bool blas_takes(porta_dtype dt, std::int64_t, std::int64_t, std::int64_t k, std::int64_t, std::int64_t,
                          std::int64_t, std::uint32_t flags) noexcept {
-    return (dt == PORTA_F32 || dt == PORTA_F64 || dt == PORTA_C64 || dt == PORTA_C128) &&
+    return (dt == PORTA_F32 || dt == PORTA_F64 || dt == PORTA_C64 || dt == PORTA_C128 || dt == PORTA_F16 ||
+            dt == PORTA_BF16) &&
            (flags & PORTA_GEMM_OWN_KERNEL) == 0 && k > 0;
   }
 
@@ -704,16 +705,22 @@ struct Cuda {
     if (ldb < 1) ldb = 1;
     // Single precision (float, complex64) computes in float, TF32 on request; the scalars are read
     // as the matrices' type, which every member of the porta_scalar union starts at.
-    const bool single = dt == PORTA_F32 || dt == PORTA_C64;
-    const cudaDataType_t type = dt == PORTA_F32   ? CUDA_R_32F
-                                : dt == PORTA_F64 ? CUDA_R_64F
-                                : dt == PORTA_C64 ? CUDA_C_32F
-                                                  : CUDA_C_64F;
-    const cublasComputeType_t compute = !single                           ? CUBLAS_COMPUTE_64F
-                                        : (flags & PORTA_GEMM_ALLOW_TF32) ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                          : CUBLAS_COMPUTE_32F;
-    const void* al = &alpha;
-    const void* be = &beta;
+    // 16-bit matrices accumulate in float (CUBLAS_COMPUTE_32F) with float scalars.
+    const bool half = dt == PORTA_F16 || dt == PORTA_BF16;
+    const bool single = dt == PORTA_F32 || dt == PORTA_C64 || half;
+    const cudaDataType_t type = dt == PORTA_F32    ? CUDA_R_32F
+                                : dt == PORTA_F64  ? CUDA_R_64F
+                                : dt == PORTA_C64  ? CUDA_C_32F
+                                : dt == PORTA_F16  ? CUDA_R_16F
+                                : dt == PORTA_BF16 ? CUDA_R_16BF
+                                                   : CUDA_C_64F;
+    const cublasComputeType_t compute = !single                                   ? CUBLAS_COMPUTE_64F
+                                        : (flags & PORTA_GEMM_ALLOW_TF32) && !half ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                                  : CUBLAS_COMPUTE_32F;
+    const float half_alpha = !half ? 0.0f : dt == PORTA_F16 ? float(alpha.f16) : float(alpha.bf16);
+    const float half_beta = !half ? 0.0f : dt == PORTA_F16 ? float(beta.f16) : float(beta.bf16);
+    const void* al = half ? static_cast<const void*>(&half_alpha) : static_cast<const void*>(&alpha);
+    const void* be = half ? static_cast<const void*>(&half_beta) : static_cast<const void*>(&beta);
     const cublasStatus_t st = cublasGemmEx_64(ds.handle, op_b, op_a, n, m, k, al, b, type, ldb, a, type, lda, be, c,
                                               type, ldc, compute, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) return blas_error("gemm", "cublasGemmEx", st);

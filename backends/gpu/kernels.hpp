@@ -117,8 +117,53 @@ int launch_typed(porta_dtype dt, F&& f) {
   return code;
 }
 
+template <class Api, class T>
+struct IndexKernels;  // index_kernels.hpp
+
+// 16-bit GEMM where the vendor's BLAS does not take it (porta's kernel was asked for, or a BLAS
+// without a 16-bit gemm): the operands widened to float, porta's float kernel, C rounded once. The
+// CPU backend computes the same steps, so porta's kernel gives the same bits on every device.
+// Temporaries from the stream-ordered pool: A's and B's stored spans, and C's m x n block twice.
+template <class Api, class H>
+int gemm_widened(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const H* a,
+                 std::int64_t lda, const H* b, std::int64_t ldb, float beta, H* c, std::int64_t ldc, void* stream) {
+  constexpr porta_dtype dt = std::is_same_v<H, float16> ? PORTA_F16 : PORTA_BF16;
+  const auto s = static_cast<typename Api::Stream>(stream);
+  const auto span = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+    return rows == 0 || cols == 0 ? std::int64_t(0) : (rows - 1) * ld + cols;
+  };
+  const std::int64_t na = span(trans_a ? k : m, trans_a ? m : k, lda), nb = span(trans_b ? n : k, trans_b ? k : n, ldb);
+  const std::int64_t nc = m * n;
+  void* mem[4] = {};
+  const std::size_t bytes[4] = {sizeof(float) * static_cast<std::size_t>(na), sizeof(float) * static_cast<std::size_t>(nb),
+                                sizeof(float) * static_cast<std::size_t>(nc), sizeof(H) * static_cast<std::size_t>(nc)};
+  int code = 0;
+  for (int i = 0; i < 4 && code == 0; ++i)
+    if (bytes[i] > 0) code = static_cast<int>(Api::malloc_async(&mem[i], bytes[i], s));
+  float* fa = static_cast<float*>(mem[0]);
+  float* fb = static_cast<float*>(mem[1]);
+  float* fc = static_cast<float*>(mem[2]);
+  H* hc = static_cast<H*>(mem[3]);
+  const std::int64_t shape[2] = {m, n}, c_strides[2] = {ldc, 1}, packed[2] = {n, 1};
+  if (code == 0 && na > 0) code = MapKernels<Api, float>::cast_from(dt, na, a, fa, stream);
+  if (code == 0 && nb > 0) code = MapKernels<Api, float>::cast_from(dt, nb, b, fb, stream);
+  if (code == 0) code = IndexKernels<Api, H>::copy_strided(2, shape, c, c_strides, hc, packed, stream);
+  if (code == 0) code = MapKernels<Api, float>::cast_from(dt, nc, hc, fc, stream);
+  if (code == 0)
+    code = GemmKernels<Api, float>::gemm(trans_a, trans_b, m, n, k, alpha, fa, lda, fb, ldb, beta, fc, n, stream);
+  if (code == 0) code = MapKernels<Api, H>::cast_from(PORTA_F32, nc, fc, hc, stream);
+  if (code == 0) code = IndexKernels<Api, H>::copy_strided(2, shape, hc, packed, c, c_strides, stream);
+  for (void* p : mem)
+    if (p != nullptr) {
+      const int f = static_cast<int>(Api::free_async(p, s));
+      if (code == 0) code = f;
+    }
+  return code;
+}
+
 // The ABI's untyped view of the launchers above. (*): fused programs, sorting and scans are
-// compiled for the real and integer types only, GEMM for those and complex (kernels.cmake); the
+// compiled for the real and integer types only, GEMM for those and complex (the 16-bit types
+// widen to float: gemm_widened) (kernels.cmake); the
 // entries' checks refuse the other types (ops.hpp's op_defined_v) before anything is launched.
 template <class Api>
 struct KernelDispatch {
@@ -200,7 +245,11 @@ struct KernelDispatch {
                   porta_scalar beta, void* c, std::int64_t ldc, void* s) {
     return launch_typed<Api>(dt, [&](auto t) {
       using T = decltype(t);
-      if constexpr (!op_defined_v<GemmFamily, T>) {  // (*)
+      if constexpr (is_half_v<T>) {  // the float kernel on widened operands
+        return gemm_widened<Api, T>(trans_a, trans_b, m, n, k, float(scalar_value<T>(alpha)), static_cast<const T*>(a),
+                                    lda, static_cast<const T*>(b), ldb, float(scalar_value<T>(beta)),
+                                    static_cast<T*>(c), ldc, s);
+      } else if constexpr (!op_defined_v<GemmFamily, T>) {  // (*)
         return static_cast<int>(Api::kInvalidValue);
       } else {
         return GemmKernels<Api, T>::gemm(trans_a, trans_b, m, n, k, scalar_value<T>(alpha), static_cast<const T*>(a),

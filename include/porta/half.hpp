@@ -83,6 +83,11 @@ PORTA_HOST_DEVICE inline std::uint16_t f32_to_f16(float f) {
 
 // binary16 -> float, exact (a NaN becomes float's canonical NaN).
 PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f != f ? __uint_as_float(0x7fc00000u) : f;
+#else
   const std::uint32_t sign = (std::uint32_t(h) & 0x8000u) << 16;
   const std::uint32_t a = std::uint32_t(h) & 0x7fffu;
   float m;
@@ -95,6 +100,7 @@ PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
     m = float(a) * float_of(0x33800000u);  // a subnormal: a * 2^-24, exact
   }
   return float_of(bits_of(m) | sign);
+#endif
 }
 
 // float -> bfloat16, round to nearest even (overflow rounds to infinity, as IEEE).

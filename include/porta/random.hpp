@@ -50,6 +50,8 @@ constexpr std::uint64_t blocks_for(std::int64_t n) {
     static_assert(std::is_same_v<R, float> || std::is_same_v<R, double>, "porta::random draws float or double");
     constexpr std::int64_t k = detail::philox::kPerBlock<R> / 2;
     return n <= 0 ? 0 : static_cast<std::uint64_t>(n / k + (n % k != 0 ? 1 : 0));
+  } else if constexpr (is_half_v<T>) {
+    return blocks_for<float>(n);  // a 16-bit value is a float draw, rounded
   } else {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "porta::random draws float or double");
     // n / k + (n % k != 0): n + k - 1 would overflow for n near 2^63.
@@ -59,7 +61,8 @@ constexpr std::uint64_t blocks_for(std::int64_t n) {
 }
 
 // Uniform in [0, 1) and standard normal arrays of `shape` on `device`: float, double,
-// complex<float> or complex<double>. A complex array is the real draw of its parts in order (part
+// complex<float>, complex<double>, float16 or bfloat16 (the float draw rounded once; a uniform that
+// would round to 1 is the largest value below 1). A complex array is the real draw of its parts in order (part
 // 2i and 2i + 1 of the same real draw), so uniform complex values have both parts in [0, 1); a
 // complex normal has E|z|^2 = 1, each part a real normal times sqrt(1/2), as torch.randn's.
 template <class T>

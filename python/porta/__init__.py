@@ -107,12 +107,15 @@ int32 = "int32"
 int64 = "int64"
 complex64 = "complex64"
 complex128 = "complex128"
-dtypes = (float32, float64, int32, int64, complex64, complex128)
-_SUPPORTED = "porta has float32, float64, int32, int64, complex64 and complex128"
+float16 = "float16"
+bfloat16 = "bfloat16"
+dtypes = (float32, float64, int32, int64, complex64, complex128, float16, bfloat16)
+_SUPPORTED = "porta has float32, float64, int32, int64, complex64, complex128, float16 and bfloat16"
 
 
 def _dtype_name(dtype):
-    """'float32' from 'float32', numpy.float32, numpy.dtype('f4'), torch.float32, float, int, complex."""
+    """'float32' from 'float32', numpy.float32, numpy.dtype('f4'), torch.float32, float, int, complex;
+    'bfloat16' from torch.bfloat16 and ml_dtypes.bfloat16."""
     if dtype is None or isinstance(dtype, str):
         return dtype
     if dtype is float:
@@ -174,6 +177,36 @@ def _host_buffer(obj, dtype):
     return view.cast(_TYPECODES[dtype], shape) if shape and 0 not in shape else view.cast(_TYPECODES[dtype])
 
 
+_NO_ML_DTYPES = []  # [True] once `import ml_dtypes` failed: not looked for again
+
+
+def _ml_bfloat16():
+    """ml_dtypes' bfloat16 NumPy dtype, or None: NumPy has no bfloat16 of its own."""
+    if _NO_ML_DTYPES:
+        return None
+    try:
+        import ml_dtypes
+        import numpy as np
+    except ImportError:
+        _NO_ML_DTYPES.append(True)
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def _is_bfloat16(obj):
+    """Whether obj is another library's bfloat16 array (ml_dtypes' NumPy array, a torch tensor)."""
+    dt = getattr(obj, "dtype", None)
+    return dt is not None and not isinstance(obj, Array) and _dtype_name(dt) == bfloat16
+
+
+def _numpy_module():
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    return np
+
+
 def array(obj, dtype=None, device=None, stream=None):
     """A copy of obj (a porta.Array, a NumPy array, nested lists, a number) on `device`.
 
@@ -186,6 +219,21 @@ def array(obj, dtype=None, device=None, stream=None):
         if a is not obj and (device is None or a.device == device):
             return a
         return a.to(a.device if device is None else device, stream=stream)
+    if _is_bfloat16(obj):
+        # PEP 3118 has no bfloat16 format: ml_dtypes' arrays come as their 16-bit words, the rest
+        # (torch) through DLPack, then copied as a porta array is.
+        np = _numpy_module()
+        if np is not None and isinstance(obj, np.ndarray):
+            a = _porta._from_buffer(np.asarray(obj, order="C").view(np.uint16), device, stream, bfloat16)
+            return a if dtype in (None, bfloat16) else a.astype(dtype, stream=stream)
+        return array(from_dlpack(obj), dtype, device, stream)
+    if dtype == bfloat16 or (dtype == float16 and _numpy_module() is None):
+        # NumPy has no bfloat16 (ml_dtypes rounds through float) and array.array no 16-bit float:
+        # the values come in their own dtype and porta's cast rounds them once.
+        buf = _host_buffer(obj, None)
+        if hasattr(buf, "dtype") and buf.dtype.name not in dtypes:
+            buf = buf.astype(float64)  # bool, uint8, ...: exact in float64
+        return _porta._from_buffer(buf, device, stream).astype(dtype, stream=stream)
     buf = _host_buffer(obj, dtype)
     if dtype is None and hasattr(buf, "dtype") and buf.dtype.name not in dtypes:
         raise InvalidArgument("porta.array: dtype %s is not supported (%s)" % (buf.dtype.name, _SUPPORTED))
@@ -240,12 +288,34 @@ def cast(x, dtype, stream=None):
 
 
 # ---- Array methods that are easier in Python -----------------------------------------------------
+class _Words:
+    """A CPU bfloat16 array's memory as uint16 for NumPy, which then holds this (and so the array)
+    as its base: the buffer protocol has no bfloat16 format to share it with."""
+
+    def __init__(self, a):
+        self._array = a
+        self.__array_interface__ = {"shape": a.shape, "typestr": "<u2", "data": (a.data_ptr, False),
+                                    "strides": None, "version": 3}
+
+
 def _numpy(self, stream=None):
     """A NumPy array: on the CPU a view of the same memory (as torch's .numpy()), else a host copy."""
     import numpy as np
 
     # cpu:strict's memory is not host memory (docs/strict.md): copied, as a GPU's.
-    if self.device.type == "cpu" and str(self.device) != "cpu:strict":
+    on_host = self.device.type == "cpu" and str(self.device) != "cpu:strict"
+    if self.dtype == bfloat16:
+        bf16 = _ml_bfloat16()
+        if bf16 is None:
+            # Not the raw 16-bit words: NumPy would compute with them as integers.
+            raise Unavailable("porta.Array.numpy: NumPy has no bfloat16 without ml_dtypes (pip install ml-dtypes); "
+                              "x.astype(porta.float32) widens it exactly, DLPack shares it (torch.from_dlpack)")
+        if on_host and self.size > 0:
+            return np.asarray(_Words(self)).view(bf16)
+        words = np.empty(self.shape, dtype=np.uint16)
+        self._copy_to_host(words, stream)
+        return words.view(bf16)
+    if on_host:
         return np.asarray(self)  # the buffer protocol: no copy, keeps self alive
     out = np.empty(self.shape, dtype=self.dtype)
     self._copy_to_host(out, stream)
@@ -253,6 +323,9 @@ def _numpy(self, stream=None):
 
 
 def _array_protocol(self, dtype=None, copy=None):
+    if self.dtype == bfloat16 and dtype is not None and _ml_bfloat16() is None and _dtype_name(dtype) in dtypes:
+        # numpy.asarray(x, dtype=...) of a dtype NumPy has: porta converts, exactly for float32.
+        return _numpy(self.astype(_dtype_name(dtype)))
     a = _numpy(self)
     if copy and a.base is not None:
         a = a.copy()
@@ -262,7 +335,15 @@ def _array_protocol(self, dtype=None, copy=None):
 def _item(self):
     if self.size != 1:
         raise InvalidArgument("porta.Array.item: the array has %d elements, not 1" % self.size)
+    if self.dtype == bfloat16:
+        return _item(self.astype(float32))  # exact; a Python float with or without ml_dtypes
     return _numpy(self).reshape(-1)[0].item() if self.device.type == "cpu" else _numpy(self).item()
+
+
+def _tolist(self):
+    if self.dtype == bfloat16:
+        return _numpy(self.astype(float32)).tolist()  # exact; Python floats with or without ml_dtypes
+    return _numpy(self).tolist()
 
 
 def _astype_dtype(self, dtype, stream=None, _astype=Array.astype):
@@ -271,7 +352,7 @@ def _astype_dtype(self, dtype, stream=None, _astype=Array.astype):
 
 Array.numpy = _numpy
 Array.__array__ = _array_protocol
-Array.tolist = lambda self: _numpy(self).tolist()
+Array.tolist = _tolist
 Array.item = _item
 Array.astype = _astype_dtype
 Array.T = property(transpose)

@@ -64,7 +64,9 @@ inline bool is_complex_number(py::handle h) {
 }
 
 [[noreturn]] inline void refuse_complex_scalar(const char* fn, const char* name, porta_dtype array) {
-  const char* to = array == PORTA_F32 ? "complex64" : "complex128";  // the array's precision
+  // complex64 holds the array's precision (the 16-bit floats' too), complex128 any other's.
+  const bool single = array == PORTA_F32 || array == PORTA_F16 || array == PORTA_BF16;
+  const char* to = single ? "complex64" : "complex128";
   invalid(fn, std::string(name) + " is complex and the array is " + detail::dtype_name(array) +
                   " (porta does not promote dtypes: astype('" + to + "') converts)");
 }
@@ -85,6 +87,18 @@ T scalar(py::handle h, const char* fn, const char* name) {
     if (is_complex_number(h)) refuse_complex_scalar(fn, name, detail::dtype_of<T>());
     if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyNumber_Check(h.ptr()))
       return static_cast<T>(h.cast<double>());
+  } else if constexpr (is_half_v<T>) {
+    if (is_complex_number(h)) refuse_complex_scalar(fn, name, detail::dtype_of<T>());
+    // Rounded once from the Python value: an int that int64 holds from that integer (its double
+    // would be rounded already), anything else from its double (T's constructor does not round
+    // through float on the way).
+    if (PyLong_Check(h.ptr())) {
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+      if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+      if (overflow == 0) return T(v);
+    }
+    if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyNumber_Check(h.ptr())) return T(h.cast<double>());
   } else {
     if (!PyFloat_Check(h.ptr()) && PyIndex_Check(h.ptr())) {
       const long long v = h.cast<long long>();
@@ -101,10 +115,13 @@ T scalar(py::handle h, const char* fn, const char* name) {
   throw py::type_error(std::string(fn) + ": " + name + " must be a porta.Array or a number");
 }
 
-// A value of an array's dtype as a Python number: complex for complex64 and complex128.
+// A value of an array's dtype as a Python number: complex for complex64 and complex128, float for
+// the 16-bit floats (exact).
 template <class T>
 py::object number(T v) {
-  if constexpr (is_complex_v<T>) {
+  if constexpr (is_half_v<T>) {
+    return py::float_(static_cast<double>(static_cast<float>(v)));
+  } else if constexpr (is_complex_v<T>) {
     PyObject* z = PyComplex_FromDoubles(static_cast<double>(v.re), static_cast<double>(v.im));
     if (z == nullptr) throw py::error_already_set();
     return py::reinterpret_steal<py::object>(z);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The state of one porta.Array, shared by every file of the module.
 //
-// One Python type, porta.Array, holds any of porta::Array<float|double|int32|int64> and
-// porta::Array<porta::complex<float|double>> (complex64, complex128) behind a shared_ptr, so that
-// the Python object, its DLPack capsules and the arrays that view it (reshape) share one owner.
+// One Python type, porta.Array, holds any of porta::Array<float|double|int32|int64>,
+// porta::Array<porta::complex<float|double>> (complex64, complex128) and
+// porta::Array<porta::float16|bfloat16> behind a shared_ptr, so that the Python object, its DLPack
+// capsules and the arrays that view it (reshape) share one owner.
 // Arrays that come from another library (porta.from_dlpack) are porta::Array::borrow() views that
 // hold the producer's DLPack capsule until the last of them dies.
 #pragma once
@@ -26,7 +27,7 @@ namespace porta::python {
 namespace py = pybind11;
 
 using AnyArray = std::variant<Array<float>, Array<double>, Array<std::int32_t>, Array<std::int64_t>,
-                              Array<complex<float>>, Array<complex<double>>>;
+                              Array<complex<float>>, Array<complex<double>>, Array<float16>, Array<bfloat16>>;
 
 // A struct rather than the variant itself so that pybind11/stl.h's variant caster never applies to it.
 struct ArrayBox {

@@ -62,7 +62,7 @@ std::string repr(ArrayBox& b) {
 void bind_array_type(py::module_& m) {
   py::class_<ArrayBox, BoxPtr> array(m, "Array", py::buffer_protocol(),
                                      "A contiguous row-major array on a device, up to 4-D: float32, float64, "
-                                     "int32, int64, complex64 or complex128.");
+                                     "int32, int64, complex64, complex128, float16 or bfloat16.");
   // pybind11 installed its own buffer slot; porta's refuses GPU arrays with a reason instead.
   install_buffer_protocol(array);
   array
@@ -161,7 +161,7 @@ void bind_array_type(py::module_& m) {
 
 void bind_creation(py::module_& m) {
   m.def("_from_buffer", &from_buffer, py::arg("buffer"), py::arg("device") = py::none(),
-        py::arg("stream") = py::none());
+        py::arg("stream") = py::none(), py::arg("bits_of") = py::none());
   m.def(
       "empty",
       [](py::handle shape, const std::string& dtype, py::handle device) {
@@ -204,6 +204,18 @@ void bind_creation(py::module_& m) {
                                         " is not supported (arange makes real and integer arrays: "
                                         "porta.arange(...).astype('" +
                                         name + "') converts)");
+          } else if constexpr (is_half_v<T>) {
+            // porta::arange counts the length in T's own arithmetic, which the 16-bit floats lack:
+            // the same length as float32's (from the rounded arguments, in double) and the same
+            // iota, start + i * step.
+            const T a = scalar<T>(start, "porta.arange", "start");
+            const T z = scalar<T>(stop, "porta.arange", "stop");
+            const T d = scalar<T>(step, "porta.arange", "step");
+            const std::int64_t n = detail::arange_length<double>(static_cast<float>(a), static_cast<float>(z),
+                                                                 static_cast<float>(d));
+            Array<T> r(Shape{n}, dev);
+            porta::iota(r, a, d);
+            return wrap(std::move(r));
           } else {
             return wrap(porta::arange<T>(scalar<T>(start, "porta.arange", "start"),
                                          scalar<T>(stop, "porta.arange", "stop"),

@@ -48,6 +48,9 @@ py::object with_signal(const char* fn, py::handle x, Kind kind, F&& f) {
         using T = value_of<decltype(a)>;
         if constexpr (std::is_floating_point_v<T>) {
           return wrap(f(a));
+        } else if constexpr (is_half_v<T>) {
+          throw Unavailable(std::string(fn) + ": not defined for " + dtype_name(*box) +
+                            " (porta.fft transforms float32 or float64 values: x.astype('float32') converts)");
         } else if constexpr (is_complex_v<T>) {
           // NumPy's rfft would drop the imaginary parts (with a warning); porta says so instead.
           if (kind == Kind::r2c)

@@ -149,6 +149,11 @@ HostSeq host_seq(py::handle h, const char* fn, const char* name, int ndim) {
           if constexpr (is_complex_v<S>)
             throw py::type_error(std::string(fn) + ": " + name + " is " + dtype_name(*b) +
                                  "; porta.sparse reads real numbers (float32, float64) and integers");
+          // Read below as integers of their size otherwise: refused, as porta's sparse matrices refuse them.
+          if constexpr (is_half_v<S>)
+            throw Unavailable(std::string(fn) + ": not defined for " + dtype_name(*b) +
+                              " (porta.sparse reads float32, float64 and integers: " + name +
+                              ".astype('float32') converts)");
           if (a.rank() != ndim)
             invalid(fn, std::string(name) + " must be " + std::to_string(ndim) + "-D (it is " + a.shape().to_string() +
                             ")");

@@ -27,6 +27,9 @@ std::optional<porta_dtype> dtype_of_format(std::string f, py::ssize_t itemsize) 
   }
   if (f.size() != 1) return std::nullopt;
   switch (f[0]) {
+    case 'e':
+      if (itemsize == 2) return PORTA_F16;
+      break;
     case 'f':
       if (itemsize == 4) return PORTA_F32;
       break;
@@ -45,8 +48,13 @@ std::optional<porta_dtype> dtype_of_format(std::string f, py::ssize_t itemsize) 
   return std::nullopt;
 }
 
+// The PEP 3118 format of a dtype; nullptr for bfloat16, which has none.
 const char* buffer_format(porta_dtype dt) {
   switch (dt) {
+    case PORTA_F16:
+      return "e";
+    case PORTA_BF16:
+      return nullptr;
     case PORTA_F32:
       return "f";
     case PORTA_F64:
@@ -89,6 +97,16 @@ extern "C" int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
             PyErr_SetString(PyExc_BufferError, msg.c_str());
             return -1;
           }
+          const char* format = buffer_format(detail::dtype_of<T>());
+          // Raw 16-bit words would be read as integers by every consumer that asks for no format.
+          if (format == nullptr) {
+            const std::string msg = std::string("porta.Array of ") + dtype_name(b) +
+                                    ": the buffer protocol has no format for it (nor has NumPy without "
+                                    "ml_dtypes); astype('float32') widens it exactly, DLPack shares it "
+                                    "(torch.from_dlpack)";
+            PyErr_SetString(PyExc_BufferError, msg.c_str());
+            return -1;
+          }
           auto* bs = new BufferShape{};
           Py_ssize_t stride = sizeof(T);
           for (int i = a.rank() - 1; i >= 0; --i) {
@@ -102,7 +120,7 @@ extern "C" int array_getbuffer(PyObject* self, Py_buffer* view, int flags) {
           view->len = static_cast<Py_ssize_t>(a.nbytes());
           view->readonly = 0;
           view->itemsize = sizeof(T);
-          view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(buffer_format(detail::dtype_of<T>())) : nullptr;
+          view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(format) : nullptr;
           const bool nd = (flags & PyBUF_ND) == PyBUF_ND;
           view->ndim = nd ? a.rank() : 1;
           view->shape = nd ? bs->shape : nullptr;
@@ -124,11 +142,19 @@ extern "C" void array_releasebuffer(PyObject*, Py_buffer* view) {
 
 }  // namespace
 
-py::object from_buffer(py::buffer buf, py::handle device, const Stream* stream) {
+py::object from_buffer(py::buffer buf, py::handle device, const Stream* stream, py::handle bits_of) {
   const char* fn = "porta.array";
   py::buffer_info info = buf.request();
-  const auto dt = dtype_of_format(info.format, info.itemsize);
-  if (!dt) invalid(fn, "buffer format '" + info.format + "' is not a dtype porta has (" + kDtypeList + ")");
+  std::optional<porta_dtype> dt;
+  if (bits_of.is_none()) {
+    dt = dtype_of_format(info.format, info.itemsize);
+    if (!dt) invalid(fn, "buffer format '" + info.format + "' is not a dtype porta has (" + kDtypeList + ")");
+  } else {
+    dt = parse_dtype(fn, py::str(bits_of).cast<std::string>());
+    if (static_cast<std::size_t>(info.itemsize) != detail::dtype_size(*dt))
+      invalid(fn, "the buffer's items have " + std::to_string(info.itemsize) + " bytes, " + detail::dtype_name(*dt) +
+                      " elements " + std::to_string(detail::dtype_size(*dt)));
+  }
   std::vector<std::int64_t> dims(info.shape.begin(), info.shape.end());
   py::ssize_t expect = info.itemsize;
   for (int i = static_cast<int>(info.ndim) - 1; i >= 0; --i) {

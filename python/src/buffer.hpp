@@ -7,8 +7,10 @@
 
 namespace porta::python {
 
-// A copy of a C-contiguous host buffer on `device` (porta._from_buffer, behind porta.array).
-py::object from_buffer(py::buffer buf, py::handle device, const Stream* stream);
+// A copy of a C-contiguous host buffer on `device` (porta._from_buffer, behind porta.array). The
+// dtype is the buffer format's, or with `bits_of` (a dtype name) that dtype, whose element size the
+// items must have: the bits of a format PEP 3118 lacks (ml_dtypes' bfloat16 seen as uint16).
+py::object from_buffer(py::buffer buf, py::handle device, const Stream* stream, py::handle bits_of);
 
 // Device -> host into a writable C-contiguous buffer of the same size in bytes (Array._copy_to_host,
 // behind numpy()).

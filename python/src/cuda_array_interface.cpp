@@ -2,6 +2,7 @@
 // porta.Array.__cuda_array_interface__, version 3 (interop.hpp): how Numba and older CuPy read a
 // CUDA array without DLPack.
 #include <cstdint>
+#include <string>
 
 #include "arguments.hpp"
 #include "interop.hpp"
@@ -9,8 +10,13 @@
 namespace porta::python {
 namespace {
 
+// NumPy's typestr of a dtype; nullptr for bfloat16, which NumPy has not.
 const char* typestr(porta_dtype dt) {
   switch (dt) {
+    case PORTA_F16:
+      return "<f2";
+    case PORTA_BF16:
+      return nullptr;
     case PORTA_F32:
       return "<f4";
     case PORTA_F64:
@@ -36,9 +42,14 @@ py::dict cuda_array_interface(ArrayBox& b) {
         if (!a.valid() || a.device().type != DeviceType::cuda)
           throw py::attribute_error("__cuda_array_interface__: only CUDA arrays have one (this one is on " +
                                     a.device().to_string() + ")");
+        const char* ts = typestr(detail::dtype_of<T>());
+        // An AttributeError, as for a non-CUDA array: a consumer that tests hasattr() moves on to DLPack.
+        if (ts == nullptr)
+          throw py::attribute_error(std::string("__cuda_array_interface__: the interface has no typestr for ") +
+                                    dtype_name(b) + "; DLPack shares it (torch.from_dlpack)");
         py::dict d;
         d["shape"] = shape_tuple(a.shape());
-        d["typestr"] = typestr(detail::dtype_of<T>());
+        d["typestr"] = ts;
         d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), false);
         d["strides"] = py::none();
         d["version"] = 3;

@@ -16,6 +16,10 @@ namespace {
 
 dlpack::DataType dl_dtype(porta_dtype dt) {
   switch (dt) {
+    case PORTA_F16:
+      return {dlpack::kDLFloat, 16, 1};
+    case PORTA_BF16:
+      return {dlpack::kDLBfloat, 16, 1};
     case PORTA_F32:
       return {dlpack::kDLFloat, 32, 1};
     case PORTA_F64:

@@ -61,6 +61,8 @@ std::optional<porta_dtype> porta_dtype_of(dlpack::DataType d) {
   if (d.lanes != 1) return std::nullopt;
   if (d.code == dlpack::kDLFloat && d.bits == 32) return PORTA_F32;
   if (d.code == dlpack::kDLFloat && d.bits == 64) return PORTA_F64;
+  if (d.code == dlpack::kDLFloat && d.bits == 16) return PORTA_F16;
+  if (d.code == dlpack::kDLBfloat && d.bits == 16) return PORTA_BF16;
   if (d.code == dlpack::kDLInt && d.bits == 32) return PORTA_I32;
   if (d.code == dlpack::kDLInt && d.bits == 64) return PORTA_I64;
   if (d.code == dlpack::kDLComplex && d.bits == 64) return PORTA_C64;

@@ -14,6 +14,9 @@ porta_dtype parse_dtype(const std::string& fn, const std::string& name) {
   if (name == "complex64" || name == "c8" || name == "csingle") return PORTA_C64;
   // Python's complex is NumPy's complex128, as float is float64.
   if (name == "complex128" || name == "c16" || name == "cdouble" || name == "complex") return PORTA_C128;
+  if (name == "float16" || name == "f2" || name == "half") return PORTA_F16;
+  // NumPy has no bfloat16 and so no alias: the name is PyTorch's and ml_dtypes'.
+  if (name == "bfloat16") return PORTA_BF16;
   invalid(fn, "dtype '" + name + "' is not supported (" + std::string(kDtypeList) + ")");
 }
 

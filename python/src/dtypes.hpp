@@ -11,11 +11,12 @@
 namespace porta::python {
 
 // What porta has, for the messages that refuse a dtype.
-inline constexpr const char* kDtypeList = "porta has float32, float64, int32, int64, complex64 and complex128";
+inline constexpr const char* kDtypeList =
+    "porta has float32, float64, int32, int64, complex64, complex128, float16 and bfloat16";
 
-// "float32", "float64", "int32", "int64", "complex64", "complex128" and their NumPy aliases; dtype
-// objects of NumPy, PyTorch and CuPy arrive here as their names (porta/__init__.py normalises
-// them). Anything else is porta.InvalidArgument naming `fn`.
+// "float32", "float64", "int32", "int64", "complex64", "complex128", "float16", "bfloat16" and
+// their NumPy aliases; dtype objects of NumPy, PyTorch, CuPy and ml_dtypes arrive here as their
+// names (porta/__init__.py normalises them). Anything else is porta.InvalidArgument naming `fn`.
 porta_dtype parse_dtype(const std::string& fn, const std::string& name);
 
 // Calls f with a value of the dtype's C++ type (the value itself is unused: it carries the type)

@@ -5,6 +5,7 @@
 // reduction of the widened values, and long double bounds), views and printing, and the errors for
 // what the 16-bit types do not have yet.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -442,9 +443,103 @@ TEMPLATE_TEST_CASE("16-bit arrays fill, view, print, and refuse what they do not
   };
   const std::string undefined = std::string("not defined for ") + name_of<H>();
   const auto v = porta::full<H>(Shape{8}, H(2.0f), dev);
-  const auto m = porta::full<H>(Shape{4, 4}, H(2.0f), dev);
   CHECK_THROWS_WITH(synced([&] { return porta::sort(v); })(), Contains(undefined));
   CHECK_THROWS_WITH(synced([&] { return porta::cumsum(v); })(), Contains(undefined));
   CHECK_THROWS_WITH(synced([&] { return porta::argmax(v); })(), Contains(undefined));
-  CHECK_THROWS_WITH(synced([&] { return porta::matmul(m, m); })(), Contains(undefined));
+}
+
+TEMPLATE_TEST_CASE("16-bit random numbers are the float draw rounded once", "[half][random]", float16, bfloat16) {
+  using H = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  const std::uint64_t seed = 0x5eed1234u + static_cast<std::uint64_t>(sizeof(H));
+  const std::int64_t n = (1 << 16) + 7;
+  const porta::random::Counter at{3, 17};
+  const auto u = porta::random::uniform<H>(Shape{n}, seed, dev, at).to_vector();
+  const auto uf = porta::random::uniform<float>(Shape{n}, seed, dev, at).to_vector();
+  const auto z = porta::random::normal<H>(Shape{n}, seed, dev, at).to_vector();
+  const auto zf = porta::random::normal<float>(Shape{n}, seed, dev, at).to_vector();
+  const std::uint16_t below_one = static_cast<std::uint16_t>(nearest<H>(1.0L) - 1u);
+  std::int64_t bad = 0, top = 0;
+  LD mean = 0, var = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint16_t want_u = std::min<std::uint16_t>(nearest<H>(uf[i]), below_one);
+    if (u[i].bits != want_u || z[i].bits != nearest<H>(zf[i])) ++bad;
+    const LD v = value_of<H>(u[i].bits);
+    if (!(v >= 0 && v < 1)) ++bad;
+    top += u[i].bits == below_one;
+    mean += value_of<H>(z[i].bits);
+    var += value_of<H>(z[i].bits) * value_of<H>(z[i].bits);
+  }
+  CHECK(bad == 0);
+  CHECK(top > 0);  // the values that round to 1 are there, clamped
+  CHECK(std::fabs(mean / n) < 0.03L);
+  CHECK(std::fabs(var / n - 1) < 0.03L);
+  CHECK(porta::random::blocks_for<H>(n) == porta::random::blocks_for<float>(n));
+}
+
+TEMPLATE_TEST_CASE("16-bit matmul and gemm accumulate in float", "[half][matmul]", float16, bfloat16) {
+  using H = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (const auto& mnk : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {37, 1, 53}, {1, 29, 40}, {70, 45, 130}}) {
+    const std::int64_t m = mnk[0], n = mnk[1], k = mnk[2];
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      INFO("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb << " on " << dev.to_string());
+      const auto ha = moderate_values<H>(rng, m * k), hb = moderate_values<H>(rng, k * n), hc = moderate_values<H>(rng, m * n);
+      const auto a = Array<H>::from(ha, ta ? Shape{k, m} : Shape{m, k}, dev);
+      const auto b = Array<H>::from(hb, tb ? Shape{n, k} : Shape{k, n}, dev);
+      const H alpha(0.75f), beta(-1.5f);
+      for (const auto algo : {porta::GemmAlgorithm::vendor, porta::GemmAlgorithm::own}) {
+        porta::MatmulOptions opts;
+        opts.algorithm = algo;
+        auto c = Array<H>::from(hc, Shape{m, n}, dev);
+        porta::gemm(alpha, a, ta, b, tb, beta, c, opts);
+        const auto got = c.to_vector();
+        // against long double: float accumulation's bound plus one rounding to H
+        std::int64_t bad = 0;
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            LD s = 0, mag = 0;
+            for (std::int64_t p = 0; p < k; ++p) {
+              const LD x = value_of<H>(ha[ta ? p * m + i : i * k + p].bits);
+              const LD y = value_of<H>(hb[tb ? j * k + p : p * n + j].bits);
+              s += x * y;
+              mag += std::fabs(x * y);
+            }
+            const LD cv = value_of<H>(hc[i * n + j].bits);
+            const LD want = LD(float(alpha)) * s + LD(float(beta)) * cv;
+            const LD bound = static_cast<float>(std::numeric_limits<H>::epsilon()) * std::fabs(want) +
+                             (k + 4) * LD(std::numeric_limits<float>::epsilon()) * (mag + std::fabs(cv) * 2);
+            if (!(std::fabs(value_of<H>(got[i * n + j].bits) - want) <= bound)) ++bad;
+          }
+        CHECK(bad == 0);
+        if (algo == porta::GemmAlgorithm::own) {
+          // porta's kernel: the float kernel of the widened operands, rounded once: the same bits on
+          // every device
+          auto cf = porta::cast<float>(Array<H>::from(hc, Shape{m, n}, dev));
+          porta::gemm(float(alpha), porta::cast<float>(a), ta, porta::cast<float>(b), tb, float(beta), cf, opts);
+          CHECK(bits_of(c) == bits_of(porta::cast<H>(cf)));
+        }
+      }
+    }
+  }
+  // matmul of a strided view, and a poisoned output of beta = 0 never read
+  const auto hx = moderate_values<H>(rng, 40 * 60);
+  const auto x = Array<H>::from(hx, Shape{40, 60}, dev);
+  const auto v = x.col(3);  // 40 elements, stride 60
+  const auto y = porta::matmul(porta::transpose(x), v).to_vector();
+  REQUIRE(y.size() == 60);
+  std::int64_t bad = 0;
+  for (std::int64_t j = 0; j < 60; ++j) {
+    LD s = 0, mag = 0;
+    for (std::int64_t i = 0; i < 40; ++i) {
+      const LD p = value_of<H>(hx[i * 60 + j].bits) * value_of<H>(hx[i * 60 + 3].bits);
+      s += p;
+      mag += std::fabs(p);
+    }
+    const LD bound = static_cast<float>(std::numeric_limits<H>::epsilon()) * std::fabs(s) + 44 * LD(std::numeric_limits<float>::epsilon()) * mag;
+    if (!(std::fabs(value_of<H>(y[j].bits) - s) <= bound)) ++bad;
+  }
+  CHECK(bad == 0);
 }

@@ -833,3 +833,46 @@ TEMPLATE_TEST_CASE("user kernels over complex elements give porta::complex's bit
   CHECK(std::fabs(gy[i].re - w.real()) <= tol);
   CHECK(std::fabs(gy[i].im - w.imag()) <= tol);
 }
+
+TEMPLATE_TEST_CASE("user kernels over 16-bit elements compute in float and round once", "[kernels][half]",
+                   porta::float16, porta::bfloat16) {
+  using H = TestType;
+  const Device dev = PORTA_KERNEL_DEVICE();
+  PORTA_RNG(rng);
+  const std::int64_t n = 4099;
+  std::vector<H> ha(static_cast<std::size_t>(n)), hb(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    ha[i] = H(rng.uniform<float>(-4.0f, 4.0f));
+    hb[i] = H(rng.uniform<float>(0.25f, 4.0f));
+  }
+  const auto a = Array<H>::from(ha, dev), b = Array<H>::from(hb, dev);
+  Array<H> y(Shape{n}, dev);
+  Array<float> f(Shape{n}, dev);
+  const auto av = a.view(), bv = b.view();
+  auto yv = y.view();
+  auto fv = f.view();
+  // H op H is H (rounded once per op); mixed with float it is float; H(float) rounds explicitly
+  porta::parallel_for(dev, n, PORTA_KERNEL((std::int64_t i) {
+                        yv[i] = av[i] * bv[i] + av[i] / bv[i];
+                        fv[i] = av[i] * 0.5f + float(av[i] > -av[i] ? av[i] : -av[i]);
+                      }));
+  // a reduction over 16-bit elements in the user's own accumulator type (float here)
+  const float total = porta::transform_reduce(dev, n, 0.0f, porta::plus{}, PORTA_KERNEL((std::int64_t i) {
+                                                return float(av[i]);
+                                              }));
+  const auto gy = y.to_vector();
+  const auto gf = f.to_vector();
+  std::int64_t bad = 0;
+  double want_total = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const H p = H(float(ha[i]) * float(hb[i])), q = H(float(ha[i]) / float(hb[i]));
+    const H want = H(float(p) + float(q));
+    const float want_f = float(ha[i]) * 0.5f + std::fabs(float(ha[i]));
+    if (gy[i].bits != want.bits || !porta_test::same_bits(gf[i], want_f)) ++bad;
+    want_total += float(ha[i]);
+  }
+  CHECK(bad == 0);
+  // porta's order over the widened values: the bits of porta::sum of the float array
+  CHECK(porta_test::same_bits(total, porta::sum(porta::cast<float>(a))));
+  CHECK(std::fabs(total - want_total) <= 1e-3 * (1 + std::fabs(want_total)));
+}

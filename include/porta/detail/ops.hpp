@@ -446,8 +446,8 @@ struct ScanFamily {};
 struct ProgramFamily {};
 struct GemmFamily {};
 PORTA_DETAIL_COMPLEX_OP(GemmFamily)
-// The 16-bit floats have every elementwise op and reduction (computed in float); sorting, scans,
-// fused programs and GEMM are not there for them yet.
+// The 16-bit floats have every elementwise op, reduction and GEMM (computed in float); sorting,
+// scans and fused programs are not there for them yet.
 template <class Op>
 struct defined_for_half : std::true_type {};
 template <>
@@ -456,8 +456,6 @@ template <>
 struct defined_for_half<ScanFamily> : std::false_type {};
 template <>
 struct defined_for_half<ProgramFamily> : std::false_type {};
-template <>
-struct defined_for_half<GemmFamily> : std::false_type {};
 #undef PORTA_DETAIL_COMPLEX_OP
 template <class Op, class T>
 inline constexpr bool op_defined_v =
