@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "porta/complex.hpp"
+#include "porta/half.hpp"
 
 // Host and device qualifiers for functors shared with the CUDA binary.
 #if defined(__CUDACC__)
@@ -239,7 +240,7 @@ struct FourOp {
   PB_HOST_DEVICE T operator()(T a, T b) const {
     using std::cos;
     using std::sin;
-    return sin(a) * cos(b) + a * b;
+    return static_cast<T>(sin(a) * cos(b) + a * b);
   }
 };
 
@@ -264,6 +265,14 @@ template <>
 inline const char* dtype_name<porta::complex<double>>() {
   return "c128";
 }
+template <>
+inline const char* dtype_name<porta::float16>() {
+  return "f16";
+}
+template <>
+inline const char* dtype_name<porta::bfloat16>() {
+  return "bf16";
+}
 
 // Floating-point operations of an m x k by k x n product: a complex multiply-add is 8 of them.
 template <class T>
@@ -275,7 +284,7 @@ double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
 // The scalar of scale and axpy. axpy flips its sign every call (every implementation alike) so that
 // y stays bounded however many iterations Google Benchmark runs.
 template <class T>
-constexpr T kAlpha = T(0.5);
+inline const T kAlpha = T(0.5);
 
 inline std::string bench_name(const std::string& op, const char* dtype, const std::string& impl, std::int64_t size) {
   return op + "/" + dtype + "/" + impl + "/" + std::to_string(size);
@@ -316,15 +325,16 @@ void fill_random(T* p, std::int64_t n, std::uint64_t seed) {
 template <class T>
 const T* host_random(std::int64_t n, int which) {
   struct Slot {
-    std::size_t elem = 0;
+    const void* type = nullptr;  // float16 and bfloat16 have one size and other values
     std::int64_t n = -1;
     std::vector<std::vector<unsigned char>> bufs;
   };
   static Slot slot;
-  if (slot.elem != sizeof(T) || slot.n != n) {
+  static const char tag = 0;  // one per T
+  if (slot.type != &tag || slot.n != n) {
     slot.bufs.clear();
     slot.bufs.shrink_to_fit();
-    slot.elem = sizeof(T);
+    slot.type = &tag;
     slot.n = n;
   }
   if (slot.bufs.size() <= static_cast<std::size_t>(which)) slot.bufs.resize(static_cast<std::size_t>(which) + 1);

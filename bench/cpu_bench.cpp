@@ -183,26 +183,30 @@ template <class T>
   PB_OMP("omp parallel for simd schedule(static)")
   for (std::int64_t i = 0; i < n; ++i) o[i] = a;
 }
+// The reductions accumulate in accumulate_t<T>: float for 16-bit T, as porta and PyTorch do.
 template <class T>
 [[gnu::noinline]] T omp_sum(const T* __restrict x, std::int64_t n) {
-  T s = 0;
+  using A = porta::detail::accumulate_t<T>;
+  A s = 0;
   PB_OMP("omp parallel for simd schedule(static) reduction(+ : s)")
-  for (std::int64_t i = 0; i < n; ++i) s += x[i];
-  return s;
+  for (std::int64_t i = 0; i < n; ++i) s += A(x[i]);
+  return T(s);
 }
 template <class T>
 [[gnu::noinline]] T omp_dot(const T* __restrict x, const T* __restrict y, std::int64_t n) {
-  T s = 0;
+  using A = porta::detail::accumulate_t<T>;
+  A s = 0;
   PB_OMP("omp parallel for simd schedule(static) reduction(+ : s)")
-  for (std::int64_t i = 0; i < n; ++i) s += x[i] * y[i];
-  return s;
+  for (std::int64_t i = 0; i < n; ++i) s += A(x[i]) * A(y[i]);
+  return T(s);
 }
 template <class T>
 [[gnu::noinline]] T omp_max(const T* __restrict x, std::int64_t n) {
-  T m = x[0];
+  using A = porta::detail::accumulate_t<T>;
+  A m = A(x[0]);
   PB_OMP("omp parallel for simd schedule(static) reduction(max : m)")
-  for (std::int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
+  for (std::int64_t i = 0; i < n; ++i) m = A(x[i]) > m ? A(x[i]) : m;
+  return T(m);
 }
 
 template <class T>
@@ -333,12 +337,14 @@ void register_vector_case(const std::string& label, Op op, std::int64_t n, bool 
       openmp_vector<T>(st, id, op, n, true);
     }));
   }
+  if constexpr (!porta::is_half_v<T>) {  // their cases are float and double
 #if defined(PORTA_BENCH_HAVE_THRUST)
-  added.push_back(pb::thrust_omp_register(op, f64, n, label));
+    added.push_back(pb::thrust_omp_register(op, f64, n, label));
 #endif
 #if defined(PORTA_BENCH_HAVE_KOKKOS)
-  added.push_back(pb::kokkos_register(op, f64, n, label));
+    added.push_back(pb::kokkos_register(op, f64, n, label));
 #endif
+  }
   (void)f64;
   for (auto* b : added) {
     if (!b) continue;
@@ -358,8 +364,10 @@ void register_matmul_case(const std::string& label, MatmulShape s, std::int64_t 
     porta_matmul<T>(st, id, s, porta::GemmAlgorithm::own);
   }));
 #if defined(PORTA_BENCH_HAVE_BLAS)
-  added.push_back(pb::add(label, dt, PORTA_BENCH_BLAS_NAME, size,
-                          [s](benchmark::State& st, const std::string& id) { blas_matmul<T>(st, id, s); }));
+  // BLAS has no 16-bit gemm (OpenBLAS's sbgemm is optional): the peer is sgemm of float copies.
+  using B = porta::detail::accumulate_t<T>;
+  added.push_back(pb::add(label, dt, porta::is_half_v<T> ? PORTA_BENCH_BLAS_NAME "-f32" : PORTA_BENCH_BLAS_NAME, size,
+                          [s](benchmark::State& st, const std::string& id) { blas_matmul<B>(st, id, s); }));
 #endif
   for (auto* b : added) b->UseRealTime()->Unit(benchmark::kMillisecond);
 }
@@ -378,6 +386,20 @@ void register_all() {
     for (std::int64_t n : sizes) {
       register_vector_case<float>(pb::op_name(op), op, n, false);
       register_vector_case<double>(pb::op_name(op), op, n, false);
+    }
+  }
+  // 16-bit arrays beside the OpenMP loop over porta::float16 / bfloat16 elements (float accumulators).
+  for (Op op : {Op::copy, Op::scale, Op::axpy, Op::add, Op::sum, Op::dot, Op::max}) {
+    if (!pb::wanted(pb::op_name(op), "half")) continue;
+    for (std::int64_t n : sizes) {
+      register_vector_case<porta::float16>(std::string("half_") + pb::op_name(op), op, n, false);
+      register_vector_case<porta::bfloat16>(std::string("half_") + pb::op_name(op), op, n, false);
+    }
+  }
+  if (pb::wanted("matmul_half", "matmul")) {
+    for (std::int64_t n : pb::matmul_sizes()) {
+      register_matmul_case<porta::float16>("matmul", MatmulShape{n, n, n}, n);
+      register_matmul_case<porta::bfloat16>("matmul", MatmulShape{n, n, n}, n);
     }
   }
   if (pb::wanted("matmul", "matmul")) {

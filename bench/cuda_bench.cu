@@ -285,7 +285,8 @@ void porta_vector(benchmark::State& st, const std::string& id, Op op, std::int64
 // ---- peers: cudaMemcpy, Thrust, CUB, hand kernels ---------------------------------------------
 template <class T>
 struct RawVectors {
-  DeviceBuffer<T> x, y, out, result;
+  DeviceBuffer<T> x, y, out;
+  DeviceBuffer<porta::detail::accumulate_t<T>> result;
   DeviceBuffer<unsigned char> temp;  // CUB's temporary storage, sized once
   std::size_t temp_bytes = 0;
 };
@@ -327,6 +328,32 @@ __global__ void axpy_kernel(T a, const T* x, T* y, std::int64_t n) {
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
+// 16-bit peers accumulate in float, as porta and PyTorch do (CUB would sum in the 16-bit type).
+struct Widen {
+  template <class H>
+  PB_HOST_DEVICE float operator()(H h) const {
+    return static_cast<float>(h);
+  }
+};
+template <class H>
+struct WideDotAt {
+  const H* x;
+  const H* y;
+  PB_HOST_DEVICE float operator()(std::int64_t i) const { return static_cast<float>(x[i]) * static_cast<float>(y[i]); }
+};
+template <class H, std::enable_if_t<porta::is_half_v<H>, int> = 0>
+auto dot_iterator_of(const H* x, const H* y) {
+  return thrust::make_transform_iterator(thrust::make_counting_iterator<std::int64_t>(0), WideDotAt<H>{x, y});
+}
+template <class H, std::enable_if_t<porta::is_half_v<H>, int> = 0>
+auto reduce_input_of(const H* x) {
+  return thrust::make_transform_iterator(x, Widen{});
+}
+template <class T, std::enable_if_t<!porta::is_half_v<T>, int> = 0>
+const T* reduce_input_of(const T* x) {
+  return x;
+}
+
 auto dot_iterator_of(const float* x, const float* y) {
   return thrust::make_transform_iterator(thrust::make_counting_iterator<std::int64_t>(0), DotAt<float>{x, y});
 }
@@ -341,12 +368,12 @@ RawVectors<T> make_raw_vectors(Op op, std::int64_t n, const std::string& impl) {
   if (pb::inputs_of(op) >= 2) v.y = DeviceBuffer<T>(n, pb::host_random<T>(n, 1));
   if (pb::has_output(op)) v.out = DeviceBuffer<T>(n);
   if (impl == "cub") {
-    v.result = DeviceBuffer<T>(1);
+    v.result = DeviceBuffer<porta::detail::accumulate_t<T>>(1);
     cudaStream_t s = gpu().stream;
     if (op == Op::sum) {
-      PB_CUDA(cub::DeviceReduce::Sum(nullptr, v.temp_bytes, v.x.p, v.result.p, n, s));
+      PB_CUDA(cub::DeviceReduce::Sum(nullptr, v.temp_bytes, reduce_input_of(v.x.p), v.result.p, n, s));
     } else if (op == Op::max) {
-      PB_CUDA(cub::DeviceReduce::Max(nullptr, v.temp_bytes, v.x.p, v.result.p, n, s));
+      PB_CUDA(cub::DeviceReduce::Max(nullptr, v.temp_bytes, reduce_input_of(v.x.p), v.result.p, n, s));
     } else if (op == Op::dot) {
       PB_CUDA(cub::DeviceReduce::Sum(nullptr, v.temp_bytes, dot_iterator_of(v.x.p, v.y.p), v.result.p, n, s));
     }
@@ -429,16 +456,17 @@ bool peer_call(const std::string& impl, Op op, RawVectors<T>& v, std::int64_t n,
   }
   if (impl == "cub" && pb::is_reduction(op)) {
     if (op == Op::sum) {
-      PB_CUDA(cub::DeviceReduce::Sum(v.temp.p, v.temp_bytes, v.x.p, v.result.p, n, s));
+      PB_CUDA(cub::DeviceReduce::Sum(v.temp.p, v.temp_bytes, reduce_input_of(v.x.p), v.result.p, n, s));
     } else if (op == Op::max) {
-      PB_CUDA(cub::DeviceReduce::Max(v.temp.p, v.temp_bytes, v.x.p, v.result.p, n, s));
+      PB_CUDA(cub::DeviceReduce::Max(v.temp.p, v.temp_bytes, reduce_input_of(v.x.p), v.result.p, n, s));
     } else {
       PB_CUDA(cub::DeviceReduce::Sum(v.temp.p, v.temp_bytes, dot_iterator_of(v.x.p, v.y.p), v.result.p, n, s));
     }
     // The value is not the caller's until it is on the host.
-    PB_CUDA(cudaMemcpyAsync(gpu().pinned, v.result.p, sizeof(T), cudaMemcpyDeviceToHost, s));
+    using A = porta::detail::accumulate_t<T>;
+    PB_CUDA(cudaMemcpyAsync(gpu().pinned, v.result.p, sizeof(A), cudaMemcpyDeviceToHost, s));
     PB_CUDA(cudaStreamSynchronize(s));
-    T r = *static_cast<T*>(gpu().pinned);
+    const T r = T(*static_cast<A*>(gpu().pinned));
     benchmark::DoNotOptimize(r);
     return true;
   }
@@ -510,7 +538,7 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
     return r;
   });
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
-  const T one = 1, zero = 0;
+  const T one = T(1), zero = T(0);
   cublasHandle_t h = gpu().blas;
   // Row-major C = A B is column-major C^T = B^T A^T: the same call with the operands swapped.
   auto call = [&] {
@@ -523,6 +551,11 @@ void cublas_matmul(benchmark::State& st, const std::string& id, MatmulShape s, b
       }
     } else if constexpr (std::is_same_v<T, double>) {
       PB_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, p.b.p, n, p.a.p, k, &zero, p.c.p, n));
+    } else if constexpr (porta::is_half_v<T>) {  // float accumulation and scalars, as porta asks
+      const float one_f = 1.0f, zero_f = 0.0f;
+      const cudaDataType_t type = std::is_same_v<T, porta::float16> ? CUDA_R_16F : CUDA_R_16BF;
+      PB_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one_f, p.b.p, type, n, p.a.p, type, k, &zero_f,
+                             p.c.p, type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else if constexpr (std::is_same_v<T, porta::complex<float>>) {
       const auto* one_c = reinterpret_cast<const cuComplex*>(&one);
       const auto* zero_c = reinterpret_cast<const cuComplex*>(&zero);
@@ -646,6 +679,22 @@ void register_all() {
     for (std::int64_t n : sizes) {
       register_vector_case<float>(pb::op_name(op), op, n, false, peers_of(op));
       register_vector_case<double>(pb::op_name(op), op, n, false, peers_of(op));
+    }
+  }
+  // 16-bit arrays: the maps and reductions beside a hand kernel, Thrust and CUB accumulating in float.
+  for (Op op : {Op::copy, Op::scale, Op::axpy, Op::add, Op::sum, Op::dot, Op::max}) {
+    if (!pb::wanted(pb::op_name(op), "half")) continue;
+    for (std::int64_t n : sizes) {
+      const std::string label = std::string("half_") + pb::op_name(op);
+      const auto peers = pb::is_reduction(op) ? std::vector<std::string>{"cub"} : peers_of(op);
+      register_vector_case<porta::float16>(label, op, n, false, peers);
+      register_vector_case<porta::bfloat16>(label, op, n, false, peers);
+    }
+  }
+  if (pb::wanted("matmul_half", "matmul")) {
+    for (std::int64_t n : pb::matmul_sizes()) {
+      register_matmul_case<porta::float16>("matmul", MatmulShape{n, n, n}, n, false);
+      register_matmul_case<porta::bfloat16>("matmul", MatmulShape{n, n, n}, n, false);
     }
   }
   if (pb::wanted("matmul", "matmul")) {

@@ -178,18 +178,7 @@ template <class T>
 PORTA_MAP_CLONES void iota_range(T start, T step, T* y, std::int64_t lo, std::int64_t hi, bool stream) {
   write_range(y, lo, hi, stream, [start, step](T* dst, std::int64_t i0, std::int64_t len) {
     PORTA_SIMD
-    for (std::int64_t j = 0; j < len; ++j) {
-      // start + T(i) * step, never a running sum: each element is rounded once on every backend.
-      // Integer indices past the type's range wrap, like the arithmetic.
-      const std::int64_t i = i0 + j;
-      T ti;
-      if constexpr (std::is_integral_v<T>) {
-        ti = static_cast<T>(static_cast<std::make_unsigned_t<T>>(i));
-      } else {
-        ti = static_cast<T>(i);
-      }
-      dst[j] = AddOp{}(start, MulOp{}(ti, step));
-    }
+    for (std::int64_t j = 0; j < len; ++j) dst[j] = iota_value(start, step, i0 + j);
   });
 }
 

@@ -57,14 +57,7 @@ template <class T>
 __global__ void __launch_bounds__(kBlockThreads) iota_kernel(std::int64_t n, T start, T step, T* y) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    // start + T(i) * step, each element rounded once (never a running sum), as on the CPU.
-    T ti;
-    if constexpr (std::is_integral_v<T>) {
-      ti = static_cast<T>(static_cast<std::make_unsigned_t<T>>(i));
-    } else {
-      ti = static_cast<T>(i);
-    }
-    y[i] = AddOp{}(start, MulOp{}(ti, step));
+    y[i] = iota_value(start, step, i);  // ops.hpp: the CPU's bits
   }
 }
 

@@ -730,7 +730,9 @@ template <class T>
 std::int64_t arange_length(T start, T stop, T step) {
   constexpr const char* fn = "porta::arange";
   if (step == T(0)) throw_invalid(fn, "step is zero");
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_half_v<T>) {
+    return arange_length(static_cast<float>(start), static_cast<float>(stop), static_cast<float>(step));
+  } else if constexpr (std::is_floating_point_v<T>) {
     const char* names[] = {"start", "stop", "step"};
     const T values[] = {start, stop, step};
     for (int i = 0; i < 3; ++i) {

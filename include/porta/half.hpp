@@ -52,8 +52,8 @@ PORTA_HOST_DEVICE inline float float_of(std::uint32_t u) {
 inline constexpr std::uint16_t f16_nan = 0x7e00;
 inline constexpr std::uint16_t bf16_nan = 0x7fc0;
 
-// float -> binary16, round to nearest even. Branches on the range only, so a loop over an array
-// vectorises (the compiler turns them into selects).
+// float -> binary16, round to nearest even. Every path is computed and the result selected, so a
+// loop over an array vectorises (the compiler turns the selects into blends).
 PORTA_HOST_DEVICE inline std::uint16_t f32_to_f16(float f) {
 #if defined(__CUDA_ARCH__)
   if (f != f) return f16_nan;
@@ -64,24 +64,20 @@ PORTA_HOST_DEVICE inline std::uint16_t f32_to_f16(float f) {
   const std::uint32_t u = bits_of(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u;
   const std::uint32_t a = u & 0x7fffffffu;
-  std::uint32_t h;
-  if (a > 0x7f800000u) {
-    return f16_nan;
-  } else if (a >= 0x47800000u) {  // >= 2^16: infinity (2^16 - 16 and above round there below too)
-    h = 0x7c00u;
-  } else if (a < 0x38800000u) {  // below 2^-14: a subnormal or zero binary16
-    // Adding 0.5 puts the value's bits at 2^-24 units into the low mantissa bits of the sum, rounded
-    // to nearest even by the float addition itself.
-    h = bits_of(float_of(a) + 0.5f) - 0x3f000000u;
-  } else {
-    const std::uint32_t odd = (a >> 13) & 1u;
-    h = (a - 0x38000000u + 0xfffu + odd) >> 13;  // rebias 127 -> 15, round, drop 13 bits
-  }
-  return static_cast<std::uint16_t>(h | sign);
+  // From 2^-14 on: rebias the exponent 127 -> 15, round to nearest even, drop 13 bits (a carry out
+  // of the mantissa moves to the next exponent, and from 65520 on to infinity's pattern).
+  const std::uint32_t normal = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;
+  // Below 2^-14 (a subnormal or zero binary16): adding 0.5 puts the value's bits at 2^-24 units into
+  // the low mantissa bits of the sum, rounded to nearest even by the float addition itself.
+  const std::uint32_t tiny = bits_of(float_of(a) + 0.5f) - 0x3f000000u;
+  std::uint32_t h = a < 0x38800000u ? tiny : normal;
+  h = a >= 0x47800000u ? 0x7c00u : h;  // from 2^16 on: infinity
+  h |= sign;
+  return static_cast<std::uint16_t>(a > 0x7f800000u ? std::uint32_t(f16_nan) : h);
 #endif
 }
 
-// binary16 -> float, exact (a NaN becomes float's canonical NaN).
+// binary16 -> float, exact (a NaN becomes float's canonical NaN); selects only, as above.
 PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
 #if defined(__CUDA_ARCH__)
   float f;
@@ -90,16 +86,12 @@ PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
 #else
   const std::uint32_t sign = (std::uint32_t(h) & 0x8000u) << 16;
   const std::uint32_t a = std::uint32_t(h) & 0x7fffu;
-  float m;
-  if (a >= 0x7c00u) {
-    m = a == 0x7c00u ? float_of(0x7f800000u) : float_of(0x7fc00000u);
-    if (a != 0x7c00u) return m;
-  } else if (a >= 0x0400u) {
-    m = float_of((a << 13) + 0x38000000u);
-  } else {
-    m = float(a) * float_of(0x33800000u);  // a subnormal: a * 2^-24, exact
-  }
-  return float_of(bits_of(m) | sign);
+  const std::uint32_t normal = (a << 13) + 0x38000000u;
+  const std::uint32_t tiny = bits_of(static_cast<float>(static_cast<std::int32_t>(a)) * float_of(0x33800000u));  // a * 2^-24
+  std::uint32_t m = a >= 0x0400u ? normal : tiny;
+  m = a >= 0x7c00u ? 0x7f800000u : m;
+  m |= sign;
+  return float_of(a > 0x7c00u ? 0x7fc00000u : m);
 #endif
 }
 

@@ -223,7 +223,7 @@ def array(obj, dtype=None, device=None, stream=None):
         # PEP 3118 has no bfloat16 format: ml_dtypes' arrays come as their 16-bit words, the rest
         # (torch) through DLPack, then copied as a porta array is.
         np = _numpy_module()
-        if np is not None and isinstance(obj, np.ndarray):
+        if np is not None and isinstance(obj, (np.ndarray, np.generic)):
             a = _porta._from_buffer(np.asarray(obj, order="C").view(np.uint16), device, stream, bfloat16)
             return a if dtype in (None, bfloat16) else a.astype(dtype, stream=stream)
         return array(from_dlpack(obj), dtype, device, stream)
@@ -232,7 +232,7 @@ def array(obj, dtype=None, device=None, stream=None):
         # the values come in their own dtype and porta's cast rounds them once.
         buf = _host_buffer(obj, None)
         if hasattr(buf, "dtype") and buf.dtype.name not in dtypes:
-            buf = buf.astype(float64)  # bool, uint8, ...: exact in float64
+            buf = buf.astype(float64)  # bool, uint8, uint16, uint32, ...: exact in float64
         return _porta._from_buffer(buf, device, stream).astype(dtype, stream=stream)
     buf = _host_buffer(obj, dtype)
     if dtype is None and hasattr(buf, "dtype") and buf.dtype.name not in dtypes:

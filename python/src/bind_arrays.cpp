@@ -160,8 +160,8 @@ void bind_array_type(py::module_& m) {
 }
 
 void bind_creation(py::module_& m) {
-  m.def("_from_buffer", &from_buffer, py::arg("buffer"), py::arg("device") = py::none(),
-        py::arg("stream") = py::none(), py::arg("bits_of") = py::none());
+  m.def("_from_buffer", &from_buffer, py::arg("buffer"), py::arg("device") = py::none(), py::arg("stream") = py::none(),
+        py::arg("bits_of") = py::none());
   m.def(
       "empty",
       [](py::handle shape, const std::string& dtype, py::handle device) {
@@ -211,8 +211,8 @@ void bind_creation(py::module_& m) {
             const T a = scalar<T>(start, "porta.arange", "start");
             const T z = scalar<T>(stop, "porta.arange", "stop");
             const T d = scalar<T>(step, "porta.arange", "step");
-            const std::int64_t n = detail::arange_length<double>(static_cast<float>(a), static_cast<float>(z),
-                                                                 static_cast<float>(d));
+            const std::int64_t n =
+                detail::arange_length<double>(static_cast<float>(a), static_cast<float>(z), static_cast<float>(d));
             Array<T> r(Shape{n}, dev);
             porta::iota(r, a, d);
             return wrap(std::move(r));

@@ -386,6 +386,9 @@ CsrPtr from_device_arrays(const char* fn, ArrayBox& data, ArrayBox& indices, Arr
                           std::optional<std::pair<int64_t, int64_t>> shape, py::handle dtype, py::handle index_dt,
                           py::handle device, bool copy) {
   const porta_dtype vt = dtype_of(data), it = dtype_of(indices), pt = dtype_of(indptr);
+  if (detail::backend::dtype_is_half(vt))
+    throw Unavailable(std::string(fn) + ": not defined for " + dname(vt) +
+                      " (a csr_matrix holds float32 or float64 values: data.astype('float32') converts)");
   if (!is_float(vt))
     throw py::type_error(std::string(fn) + ": data is " + dname(vt) +
                          "; a csr_matrix holds float32 or float64 values (data.astype('float64') converts)");

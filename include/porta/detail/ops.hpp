@@ -351,6 +351,20 @@ struct PowOp {
     }
   }
 };
+// Element i of iota(start, step): start + T(i) * step, each element on its own (never a running
+// sum), so it is rounded the same way on every backend; 16-bit types compute it in float and round
+// once. Integer indices past the type's range wrap, like the arithmetic.
+template <class T>
+PORTA_HOST_DEVICE inline T iota_value(T start, T step, std::int64_t i) {
+  if constexpr (is_half_v<T>) {
+    return T(iota_value<float>(float(start), float(step), i));
+  } else if constexpr (std::is_integral_v<T>) {
+    return AddOp{}(start, MulOp{}(static_cast<T>(static_cast<std::make_unsigned_t<T>>(i)), step));
+  } else {
+    return AddOp{}(start, MulOp{}(static_cast<T>(i), step));
+  }
+}
+
 // y = alpha * x + y (axpy): alpha * x rounded, then + y, never an FMA on any device; one NaN
 // canonicalisation, of the sum (a NaN's payload never decides whether the sum is a NaN).
 template <class T>
