@@ -501,37 +501,37 @@ Array<To> cast(const Array<From>& x, const Stream& stream) {
   template void name<T>(const Array<T>&, Array<T>&, const Stream&); \
   template Array<T> name<T>(const Array<T>&, const Stream&);
 
-#define PORTA_INSTANTIATE_MAPS(T)                                                         \
-  PORTA_INSTANTIATE_BINARY(add, T)                                                        \
-  PORTA_INSTANTIATE_BINARY(sub, T)                                                        \
-  PORTA_INSTANTIATE_BINARY(mul, T)                                                        \
-  PORTA_INSTANTIATE_BINARY(div, T)                                                        \
-  PORTA_INSTANTIATE_BINARY(minimum, T)                                                    \
-  PORTA_INSTANTIATE_BINARY(maximum, T)                                                    \
-  PORTA_INSTANTIATE_BINARY(pow, T)                                                        \
-  template Array<T> relu_grad<T>(const Array<T>&, const Array<T>&, const Stream&);        \
-  template void relu_grad<T>(const Array<T>&, const Array<T>&, Array<T>&, const Stream&); \
-  PORTA_INSTANTIATE_UNARY(neg, T)                                                         \
-  PORTA_INSTANTIATE_UNARY(abs, T)                                                         \
-  PORTA_INSTANTIATE_UNARY(sqrt, T)                                                        \
-  PORTA_INSTANTIATE_UNARY(exp, T)                                                         \
-  PORTA_INSTANTIATE_UNARY(log, T)                                                         \
-  PORTA_INSTANTIATE_UNARY(sin, T)                                                         \
-  PORTA_INSTANTIATE_UNARY(cos, T)                                                         \
-  PORTA_INSTANTIATE_UNARY(tanh, T)                                                        \
-  PORTA_INSTANTIATE_UNARY(relu, T)                                                        \
-  PORTA_INSTANTIATE_UNARY(sigmoid, T)                                                     \
-  PORTA_INSTANTIATE_UNARY(square, T)                                                      \
-  PORTA_INSTANTIATE_UNARY(conj, T)                                                        \
-  template void axpy<T>(T, const Array<T>&, Array<T>&, const Stream&);                    \
-  template void fill<T>(Array<T>&, T, const Stream&);                                     \
-  template void iota<T>(Array<T>&, T, T, const Stream&);                                  \
-  template void copy<T>(const Array<T>&, Array<T>&, const Stream&);                       \
-  template Array<T> cast<T, float>(const Array<float>&, const Stream&);                   \
-  template Array<T> cast<T, double>(const Array<double>&, const Stream&);                 \
-  template Array<T> cast<T, std::int32_t>(const Array<std::int32_t>&, const Stream&);     \
-  template Array<T> cast<T, std::int64_t>(const Array<std::int64_t>&, const Stream&);     \
-  template Array<T> cast<T, complex<float>>(const Array<complex<float>>&, const Stream&); \
+#define PORTA_INSTANTIATE_MAPS(T)                                                           \
+  PORTA_INSTANTIATE_BINARY(add, T)                                                          \
+  PORTA_INSTANTIATE_BINARY(sub, T)                                                          \
+  PORTA_INSTANTIATE_BINARY(mul, T)                                                          \
+  PORTA_INSTANTIATE_BINARY(div, T)                                                          \
+  PORTA_INSTANTIATE_BINARY(minimum, T)                                                      \
+  PORTA_INSTANTIATE_BINARY(maximum, T)                                                      \
+  PORTA_INSTANTIATE_BINARY(pow, T)                                                          \
+  template Array<T> relu_grad<T>(const Array<T>&, const Array<T>&, const Stream&);          \
+  template void relu_grad<T>(const Array<T>&, const Array<T>&, Array<T>&, const Stream&);   \
+  PORTA_INSTANTIATE_UNARY(neg, T)                                                           \
+  PORTA_INSTANTIATE_UNARY(abs, T)                                                           \
+  PORTA_INSTANTIATE_UNARY(sqrt, T)                                                          \
+  PORTA_INSTANTIATE_UNARY(exp, T)                                                           \
+  PORTA_INSTANTIATE_UNARY(log, T)                                                           \
+  PORTA_INSTANTIATE_UNARY(sin, T)                                                           \
+  PORTA_INSTANTIATE_UNARY(cos, T)                                                           \
+  PORTA_INSTANTIATE_UNARY(tanh, T)                                                          \
+  PORTA_INSTANTIATE_UNARY(relu, T)                                                          \
+  PORTA_INSTANTIATE_UNARY(sigmoid, T)                                                       \
+  PORTA_INSTANTIATE_UNARY(square, T)                                                        \
+  PORTA_INSTANTIATE_UNARY(conj, T)                                                          \
+  template void axpy<T>(T, const Array<T>&, Array<T>&, const Stream&);                      \
+  template void fill<T>(Array<T>&, T, const Stream&);                                       \
+  template void iota<T>(Array<T>&, T, T, const Stream&);                                    \
+  template void copy<T>(const Array<T>&, Array<T>&, const Stream&);                         \
+  template Array<T> cast<T, float>(const Array<float>&, const Stream&);                     \
+  template Array<T> cast<T, double>(const Array<double>&, const Stream&);                   \
+  template Array<T> cast<T, std::int32_t>(const Array<std::int32_t>&, const Stream&);       \
+  template Array<T> cast<T, std::int64_t>(const Array<std::int64_t>&, const Stream&);       \
+  template Array<T> cast<T, complex<float>>(const Array<complex<float>>&, const Stream&);   \
   template Array<T> cast<T, complex<double>>(const Array<complex<double>>&, const Stream&); \
   template Array<T> cast<T, float16>(const Array<float16>&, const Stream&);                 \
   template Array<T> cast<T, bfloat16>(const Array<bfloat16>&, const Stream&);

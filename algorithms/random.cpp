@@ -9,9 +9,9 @@
 namespace porta::random {
 namespace {
 
-// A 16-bit array is the float draw rounded once (below). A complex array is drawn as the real array of its parts (real part i from draw 2i, imaginary
-// part from draw 2i + 1), so its bits are the real draw's on every device. A complex normal has
-// E|z|^2 = 1, as torch.randn's: each part is a real normal times sqrt(1/2), one rounded product.
+// A 16-bit array is the float draw rounded once (below). A complex array is drawn as the real array of its parts (real
+// part i from draw 2i, imaginary part from draw 2i + 1), so its bits are the real draw's on every device. A complex
+// normal has E|z|^2 = 1, as torch.randn's: each part is a real normal times sqrt(1/2), one rounded product.
 template <class T>
 void fill(const char* fn, porta_random_dist dist, Array<T>& out, std::uint64_t seed, Counter at, const Stream& stream) {
   const Device dev = detail::check_args(fn, {detail::arg("out", out)});

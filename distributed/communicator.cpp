@@ -312,8 +312,10 @@ T Communicator::sum(const Array<T>& x, const Stream& stream) const {
   constexpr const char* fn = "porta::distributed::Communicator::sum";
   const CommState& s = state(fn);
   refuse_half<T>(fn);
-  if constexpr (is_half_v<T>) return T();
-  else return detail::dist::sum_concatenated(s, detail::dist::start(s, detail::dist::CallKind::sum, fn), x, stream);
+  if constexpr (is_half_v<T>)
+    return T();
+  else
+    return detail::dist::sum_concatenated(s, detail::dist::start(s, detail::dist::CallKind::sum, fn), x, stream);
 }
 
 template <class T>
@@ -328,8 +330,10 @@ T Communicator::dot(const Array<T>& x, const Array<T>& y, const Stream& stream) 
     detail::throw_invalid(
         fn, ("shapes differ (x is " + x.shape().to_string() + ", y is " + y.shape().to_string() + ")").c_str());
   // porta::dot's canonical order over the rounded products x[i] * y[i] is that of a sum of them.
-  if constexpr (is_half_v<T>) return T();
-  else return detail::dist::sum_concatenated(s, call, Array<T>(porta::mul(x, y, stream)), stream);
+  if constexpr (is_half_v<T>)
+    return T();
+  else
+    return detail::dist::sum_concatenated(s, call, Array<T>(porta::mul(x, y, stream)), stream);
 }
 
 template <class T>

@@ -248,7 +248,8 @@ void collective(const CommState& st, Call call, porta_coll_kind k, Device dev, p
   // 16-bit floats move (broadcast, allgather, send, receive); their sums would have to accumulate
   // in float on every transport, which none does yet.
   if (reducing && backend::dtype_is_half(dt))
-    throw Unavailable(std::string(fn) + ": not defined for " + dtype_name(dt) + " (reductions of 16-bit arrays across ranks are not there yet)");
+    throw Unavailable(std::string(fn) + ": not defined for " + dtype_name(dt) +
+                      " (reductions of 16-bit arrays across ranks are not there yet)");
   const porta_stream s = stream_for(stream, dev, fn);
   HostEngine& h = *st.host;
   const std::int64_t n = k == PORTA_COLL_ALLGATHER ? n_send : n_recv;  // elements per rank

@@ -219,8 +219,8 @@ porta_status gemm_widened(int dev, porta_dtype dt, bool ta, bool tb, std::int64_
       porta_scalar fal{}, fbe{};
       fal.f32 = float(scalar_value<H>(alpha));
       fbe.f32 = float(scalar_value<H>(beta));
-      status = gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa.data(), lda, fb.data(), ldb, fbe, fc.data(), n, flags,
-                    nullptr);
+      status =
+          gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa.data(), lda, fb.data(), ldb, fbe, fc.data(), n, flags, nullptr);
       if (status == PORTA_OK)
         for (std::int64_t i = 0; i < m; ++i) convert_span(fc.data() + i * n, ch + i * ldc, n);
     }
@@ -239,7 +239,8 @@ porta_status gemm(int dev, porta_dtype dt, int trans_a, int trans_b, std::int64_
   if (m == 0 || n == 0) return PORTA_OK;
   const bool ta = trans_a != 0, tb = trans_b != 0;
   PORTA_CPU_TRY
-  if (backend::dtype_is_half(dt)) return gemm_widened(dev, dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, flags);
+  if (backend::dtype_is_half(dt))
+    return gemm_widened(dev, dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, flags);
   // Matrix-vector shapes are memory-bound: porta's kernel streams the matrix as fast as BLAS does,
   // on porta's own threads, with no BLAS call to hand over to another pool. Asked for porta's own
   // kernel, they take it too: its fixed order is the same for every shape and device.

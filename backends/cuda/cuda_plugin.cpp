@@ -714,9 +714,9 @@ struct Cuda {
                                 : dt == PORTA_F16  ? CUDA_R_16F
                                 : dt == PORTA_BF16 ? CUDA_R_16BF
                                                    : CUDA_C_64F;
-    const cublasComputeType_t compute = !single                                   ? CUBLAS_COMPUTE_64F
+    const cublasComputeType_t compute = !single                                    ? CUBLAS_COMPUTE_64F
                                         : (flags & PORTA_GEMM_ALLOW_TF32) && !half ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                                  : CUBLAS_COMPUTE_32F;
+                                                                                   : CUBLAS_COMPUTE_32F;
     const float half_alpha = !half ? 0.0f : dt == PORTA_F16 ? float(alpha.f16) : float(alpha.bf16);
     const float half_beta = !half ? 0.0f : dt == PORTA_F16 ? float(beta.f16) : float(beta.bf16);
     const void* al = half ? static_cast<const void*>(&half_alpha) : static_cast<const void*>(&alpha);

@@ -135,7 +135,8 @@ int gemm_widened(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std
   const std::int64_t na = span(trans_a ? k : m, trans_a ? m : k, lda), nb = span(trans_b ? n : k, trans_b ? k : n, ldb);
   const std::int64_t nc = m * n;
   void* mem[4] = {};
-  const std::size_t bytes[4] = {sizeof(float) * static_cast<std::size_t>(na), sizeof(float) * static_cast<std::size_t>(nb),
+  const std::size_t bytes[4] = {sizeof(float) * static_cast<std::size_t>(na),
+                                sizeof(float) * static_cast<std::size_t>(nb),
                                 sizeof(float) * static_cast<std::size_t>(nc), sizeof(H) * static_cast<std::size_t>(nc)};
   int code = 0;
   for (int i = 0; i < 4 && code == 0; ++i)

@@ -85,7 +85,8 @@ int ReduceKernels<Api, T>::reduce(porta_reduce_op op, std::int64_t outer, std::i
 template <class Api, class T>
 int ReduceKernels<Api, T>::dot(std::int64_t n, const T* x, const T* w, T* y, void* stream) {
   using A = accumulate_t<T>;
-  return reduce_rounded<Api, T>(DotLoad<A, PlainLoad<T>>{PlainLoad<T>{x}, PlainLoad<T>{w}}, SumOp{}, 1, n, 1, y, stream);
+  return reduce_rounded<Api, T>(DotLoad<A, PlainLoad<T>>{PlainLoad<T>{x}, PlainLoad<T>{w}}, SumOp{}, 1, n, 1, y,
+                                stream);
 }
 
 }  // namespace porta::detail::gpu

@@ -87,7 +87,8 @@ PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
   const std::uint32_t sign = (std::uint32_t(h) & 0x8000u) << 16;
   const std::uint32_t a = std::uint32_t(h) & 0x7fffu;
   const std::uint32_t normal = (a << 13) + 0x38000000u;
-  const std::uint32_t tiny = bits_of(static_cast<float>(static_cast<std::int32_t>(a)) * float_of(0x33800000u));  // a * 2^-24
+  const std::uint32_t tiny =
+      bits_of(static_cast<float>(static_cast<std::int32_t>(a)) * float_of(0x33800000u));  // a * 2^-24
   std::uint32_t m = a >= 0x0400u ? normal : tiny;
   m = a >= 0x7c00u ? 0x7f800000u : m;
   m |= sign;
@@ -98,8 +99,14 @@ PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
 // float -> bfloat16, round to nearest even (overflow rounds to infinity, as IEEE).
 PORTA_HOST_DEVICE inline std::uint16_t f32_to_bf16(float f) {
   if (f != f) return bf16_nan;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   const std::uint32_t u = bits_of(f);
   return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
 }
 
 // bfloat16 -> float, exact: the same top 16 bits.
@@ -188,8 +195,8 @@ struct alignas(2) half_float {
     } else if constexpr (std::is_integral_v<U>) {
       const std::uint64_t u = v;  // beyond int64: every such value is infinite in 16 bits anyway
       return Format::from_float(u > std::uint64_t(INT64_MAX) ? static_cast<float>(u)
-                                                               : detail::half_bits::f64_to_f32_odd(
-                                                                     detail::half_bits::i64_to_f64_odd(std::int64_t(u))));
+                                                             : detail::half_bits::f64_to_f32_odd(
+                                                                   detail::half_bits::i64_to_f64_odd(std::int64_t(u))));
     } else {
       return Format::from_float(static_cast<float>(v));  // long double: platform-dependent width
     }
@@ -231,24 +238,24 @@ template <class F>
 PORTA_HOST_DEVICE inline half_float<F> operator-(half_float<F> a) {
   return half_float<F>::from_bits(static_cast<std::uint16_t>(a.bits ^ 0x8000u));  // exact
 }
-#define PORTA_DETAIL_HALF_OP(op)                                                                \
-  template <class F>                                                                            \
-  PORTA_HOST_DEVICE inline half_float<F> operator op(half_float<F> a, half_float<F> b) {        \
-    return half_float<F>(float(a) op float(b));                                                 \
-  }                                                                                             \
-  template <class F>                                                                            \
-  PORTA_HOST_DEVICE inline half_float<F>& operator op##=(half_float<F>& a, half_float<F> b) {   \
-    return a = a op b;                                                                          \
+#define PORTA_DETAIL_HALF_OP(op)                                                              \
+  template <class F>                                                                          \
+  PORTA_HOST_DEVICE inline half_float<F> operator op(half_float<F> a, half_float<F> b) {      \
+    return half_float<F>(float(a) op float(b));                                               \
+  }                                                                                           \
+  template <class F>                                                                          \
+  PORTA_HOST_DEVICE inline half_float<F>& operator op##=(half_float<F>& a, half_float<F> b) { \
+    return a = a op b;                                                                        \
   }
 PORTA_DETAIL_HALF_OP(+)
 PORTA_DETAIL_HALF_OP(-)
 PORTA_DETAIL_HALF_OP(*)
 PORTA_DETAIL_HALF_OP(/)
 #undef PORTA_DETAIL_HALF_OP
-#define PORTA_DETAIL_HALF_CMP(op)                                                \
-  template <class F>                                                             \
-  PORTA_HOST_DEVICE inline bool operator op(half_float<F> a, half_float<F> b) {  \
-    return float(a) op float(b);                                                 \
+#define PORTA_DETAIL_HALF_CMP(op)                                               \
+  template <class F>                                                            \
+  PORTA_HOST_DEVICE inline bool operator op(half_float<F> a, half_float<F> b) { \
+    return float(a) op float(b);                                                \
   }
 PORTA_DETAIL_HALF_CMP(==)
 PORTA_DETAIL_HALF_CMP(!=)

@@ -155,8 +155,8 @@ int ulps_apart(std::uint16_t a, std::uint16_t b) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("16-bit floats convert exactly to float and round to nearest even from it", "[half][cast]",
-                   float16, bfloat16) {
+TEMPLATE_TEST_CASE("16-bit floats convert exactly to float and round to nearest even from it", "[half][cast]", float16,
+                   bfloat16) {
   using H = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
@@ -344,7 +344,8 @@ TEMPLATE_TEST_CASE("16-bit elementwise ops compute in float and round once", "[h
     int worst = 0;
     std::int64_t at = -1;
     for (std::int64_t i = 0; i < n; ++i) {
-      const LD arg = fn.name == std::string("exp") ? static_cast<LD>(static_cast<float>(hx[i])) : value_of<H>(hx[i].bits);
+      const LD arg =
+          fn.name == std::string("exp") ? static_cast<LD>(static_cast<float>(hx[i])) : value_of<H>(hx[i].bits);
       const int d = ulps_apart<H>(got[i].bits, nearest<H>(fn.exact(arg)));
       if (d > worst) worst = d, at = i;
     }
@@ -386,7 +387,8 @@ TEMPLATE_TEST_CASE("16-bit reductions accumulate in float in porta's order", "[h
       dmag += std::fabs(a * b);
       sq += a * a;
     }
-    const LD eps_f = std::numeric_limits<float>::epsilon(), eps_h = static_cast<float>(std::numeric_limits<H>::epsilon());
+    const LD eps_f = std::numeric_limits<float>::epsilon(),
+             eps_h = static_cast<float>(std::numeric_limits<H>::epsilon());
     const LD growth = 2 * std::log2(static_cast<LD>(n) + 1) + 4;
     // a result beyond H's range is an infinity of its sign (float16 dots of 2^17 terms get there)
     const auto near = [&](H got, LD want, LD bound) {
@@ -421,8 +423,8 @@ TEMPLATE_TEST_CASE("16-bit reductions accumulate in float in porta's order", "[h
   }
 }
 
-TEMPLATE_TEST_CASE("16-bit arrays fill, view, print, and refuse what they do not have yet", "[half][errors]",
-                   float16, bfloat16) {
+TEMPLATE_TEST_CASE("16-bit arrays fill, view, print, and refuse what they do not have yet", "[half][errors]", float16,
+                   bfloat16) {
   using H = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   auto x = porta::full<H>(Shape{4, 5}, H(1.5f), dev);
@@ -444,6 +446,14 @@ TEMPLATE_TEST_CASE("16-bit arrays fill, view, print, and refuse what they do not
   for (std::size_t i = 0; i < r.size(); ++i)
     if (r[i].bits != H(s0 + static_cast<float>(i) * st).bits) ++bad_iota;
   CHECK(bad_iota == 0);
+  // where and take move 16-bit values unchanged
+  const auto pick = Array<std::int32_t>::from(std::vector<std::int32_t>{1, 0, 1, 0}, dev);
+  const auto wa = Array<H>::from(std::vector<H>{H(1.0f), H(2.0f), H(3.0f), H(4.0f)}, dev);
+  const auto wb = Array<H>::from(std::vector<H>{H(-1.0f), H(-2.0f), H(-3.0f), H(-4.0f)}, dev);
+  CHECK(bits_of(porta::where(pick, wa, wb)) ==
+        std::vector<std::uint16_t>{H(1.0f).bits, H(-2.0f).bits, H(3.0f).bits, H(-4.0f).bits});
+  const auto idx = Array<std::int64_t>::from(std::vector<std::int64_t>{3, 0}, dev);
+  CHECK(bits_of(porta::take(wa, idx, 0)) == std::vector<std::uint16_t>{H(4.0f).bits, H(1.0f).bits});
   // a strided view and its copy
   const auto col = x.col(1).contiguous().to_vector();
   CHECK(col.size() == 4);
@@ -501,7 +511,8 @@ TEMPLATE_TEST_CASE("16-bit matmul and gemm accumulate in float", "[half][matmul]
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
       INFO("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb << " on " << dev.to_string());
-      const auto ha = moderate_values<H>(rng, m * k), hb = moderate_values<H>(rng, k * n), hc = moderate_values<H>(rng, m * n);
+      const auto ha = moderate_values<H>(rng, m * k), hb = moderate_values<H>(rng, k * n),
+                 hc = moderate_values<H>(rng, m * n);
       const auto a = Array<H>::from(ha, ta ? Shape{k, m} : Shape{m, k}, dev);
       const auto b = Array<H>::from(hb, tb ? Shape{n, k} : Shape{k, n}, dev);
       const H alpha(0.75f), beta(-1.5f);
@@ -553,7 +564,8 @@ TEMPLATE_TEST_CASE("16-bit matmul and gemm accumulate in float", "[half][matmul]
       s += p;
       mag += std::fabs(p);
     }
-    const LD bound = static_cast<float>(std::numeric_limits<H>::epsilon()) * std::fabs(s) + 44 * LD(std::numeric_limits<float>::epsilon()) * mag;
+    const LD bound = static_cast<float>(std::numeric_limits<H>::epsilon()) * std::fabs(s) +
+                     44 * LD(std::numeric_limits<float>::epsilon()) * mag;
     if (!(std::fabs(value_of<H>(y[j].bits) - s) <= bound)) ++bad;
   }
   CHECK(bad == 0);

@@ -857,9 +857,8 @@ TEMPLATE_TEST_CASE("user kernels over 16-bit elements compute in float and round
                         fv[i] = av[i] * 0.5f + float(av[i] > -av[i] ? av[i] : -av[i]);
                       }));
   // a reduction over 16-bit elements in the user's own accumulator type (float here)
-  const float total = porta::transform_reduce(dev, n, 0.0f, porta::plus{}, PORTA_KERNEL((std::int64_t i) {
-                                                return float(av[i]);
-                                              }));
+  const float total =
+      porta::transform_reduce(dev, n, 0.0f, porta::plus{}, PORTA_KERNEL((std::int64_t i) { return float(av[i]); }));
   const auto gy = y.to_vector();
   const auto gf = f.to_vector();
   std::int64_t bad = 0;

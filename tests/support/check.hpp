@@ -26,8 +26,8 @@
 namespace porta_test {
 
 template <class T>
-using bits_t = std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+using bits_t =
+    std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
 
 template <class T>
 bits_t<T> bits(T v) {

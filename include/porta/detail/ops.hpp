@@ -11,11 +11,11 @@
 #include <type_traits>
 
 #include "porta/complex.hpp"
-#include "porta/half.hpp"
 #include "porta/detail/config.hpp"
 #include "porta/detail/math.hpp"
 #include "porta/detail/math_exp_log.hpp"
 #include "porta/detail/rounding.hpp"
+#include "porta/half.hpp"
 
 namespace porta::detail {
 
@@ -472,7 +472,7 @@ template <>
 struct defined_for_half<ProgramFamily> : std::false_type {};
 #undef PORTA_DETAIL_COMPLEX_OP
 template <class Op, class T>
-inline constexpr bool op_defined_v =
-    (!is_complex_v<T> || defined_for_complex<Op>::value) && (!is_half_v<T> || defined_for_half<Op>::value);
+inline constexpr bool op_defined_v = (!is_complex_v<T> || defined_for_complex<Op>::value) &&
+                                     (!is_half_v<T> || defined_for_half<Op>::value);
 
 }  // namespace porta::detail
