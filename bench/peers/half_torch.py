@@ -9,6 +9,7 @@ add, axpy: 3; sum, max: 1; dot: 2), TFLOP/s for matmul (2 n^3). Both libraries' 
 
     PYTHONPATH=build/gpu/python python3 bench/peers/half_torch.py [--sizes 16777216,268435456]
                                                                   [--matmul 4096] [--rounds 7]
+                                                                  [--dtypes f16,bf16]
 
 porta_cuda_bench (groups half, matmul_half) times the same porta calls beside CUB, Thrust, a hand
 kernel and cuBLAS in C++.
@@ -39,6 +40,7 @@ def main():
     ap.add_argument("--sizes", default="16777216,67108864,268435456")
     ap.add_argument("--matmul", default="4096")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--dtypes", default="f16,bf16", help="in this order")
     args = ap.parse_args()
     try:
         import torch
@@ -57,7 +59,8 @@ def main():
           f" on {torch.cuda.get_device_name()}")
     print("| case | dtype | n | porta | PyTorch | porta / PyTorch |")
     print("|---|---|---|---|---|---|")
-    for name, dt in (("f16", torch.float16), ("bf16", torch.bfloat16)):
+    types = {"f16": torch.float16, "bf16": torch.bfloat16}
+    for name, dt in ((d, types[d]) for d in args.dtypes.split(",") if d):
         for n in [int(s) for s in args.sizes.split(",") if s]:
             tx = torch.rand(n, device="cuda", dtype=dt) * 2 - 1
             ty = torch.rand(n, device="cuda", dtype=dt) * 2 - 1
