@@ -26,28 +26,14 @@
 #include <type_traits>
 
 #include "porta/detail/config.hpp"
+#include "porta/detail/math.hpp"
 
 namespace porta {
 namespace detail::half_bits {
 
-PORTA_HOST_DEVICE inline std::uint32_t bits_of(float f) {
-#if PORTA_DEVICE_PASS
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-PORTA_HOST_DEVICE inline float float_of(std::uint32_t u) {
-#if PORTA_DEVICE_PASS
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
+// A float's bits and back: porta::math's, which device code and the host both compile.
+using math::impl::bits;
+using math::impl::from_bits;
 
 inline constexpr std::uint16_t f16_nan = 0x7e00;
 inline constexpr std::uint16_t bf16_nan = 0x7fc0;
@@ -61,7 +47,7 @@ PORTA_HOST_DEVICE inline std::uint16_t f32_to_f16(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 #else
-  const std::uint32_t u = bits_of(f);
+  const std::uint32_t u = bits(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u;
   const std::uint32_t a = u & 0x7fffffffu;
   // From 2^-14 on: rebias the exponent 127 -> 15, round to nearest even, drop 13 bits (a carry out
@@ -69,7 +55,7 @@ PORTA_HOST_DEVICE inline std::uint16_t f32_to_f16(float f) {
   const std::uint32_t normal = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;
   // Below 2^-14 (a subnormal or zero binary16): adding 0.5 puts the value's bits at 2^-24 units into
   // the low mantissa bits of the sum, rounded to nearest even by the float addition itself.
-  const std::uint32_t tiny = bits_of(float_of(a) + 0.5f) - 0x3f000000u;
+  const std::uint32_t tiny = bits(from_bits(a) + 0.5f) - 0x3f000000u;
   std::uint32_t h = a < 0x38800000u ? tiny : normal;
   h = a >= 0x47800000u ? 0x7c00u : h;  // from 2^16 on: infinity
   h |= sign;
@@ -88,11 +74,11 @@ PORTA_HOST_DEVICE inline float f16_to_f32(std::uint16_t h) {
   const std::uint32_t a = std::uint32_t(h) & 0x7fffu;
   const std::uint32_t normal = (a << 13) + 0x38000000u;
   const std::uint32_t tiny =
-      bits_of(static_cast<float>(static_cast<std::int32_t>(a)) * float_of(0x33800000u));  // a * 2^-24
+      bits(static_cast<float>(static_cast<std::int32_t>(a)) * from_bits(0x33800000u));  // a * 2^-24
   std::uint32_t m = a >= 0x0400u ? normal : tiny;
   m = a >= 0x7c00u ? 0x7f800000u : m;
   m |= sign;
-  return float_of(a > 0x7c00u ? 0x7fc00000u : m);
+  return from_bits(a > 0x7c00u ? 0x7fc00000u : m);
 #endif
 }
 
@@ -104,15 +90,15 @@ PORTA_HOST_DEVICE inline std::uint16_t f32_to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 #else
-  const std::uint32_t u = bits_of(f);
+  const std::uint32_t u = bits(f);
   return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 #endif
 }
 
 // bfloat16 -> float, exact: the same top 16 bits.
 PORTA_HOST_DEVICE inline float bf16_to_f32(std::uint16_t h) {
-  const float f = float_of(std::uint32_t(h) << 16);
-  return f != f ? float_of(0x7fc00000u) : f;
+  const float f = from_bits(std::uint32_t(h) << 16);
+  return f != f ? from_bits(0x7fc00000u) : f;
 }
 
 // double -> float rounded to odd (an inexact result gets an odd last bit): rounding that to a
@@ -122,12 +108,12 @@ PORTA_HOST_DEVICE inline float f64_to_f32_odd(double d) {
   const float f = static_cast<float>(d);
   const double back = static_cast<double>(f);
   if (back == d || d != d) return f;
-  std::uint32_t u = bits_of(f);
+  std::uint32_t u = bits(f);
   if ((u & 1u) == 0u) {
     const bool above = back < 0 ? -back > -d : back > d;  // |f| rounded away from zero
     u = above ? u - 1u : u + 1u;
   }
-  return float_of(u);
+  return from_bits(u);
 }
 
 // A 64-bit integer as a double rounded to odd (only values beyond 2^53 are inexact).

@@ -2,6 +2,7 @@
 # The tests import the porta package from PYTHONPATH (the build tree's python/ folder when ctest
 # runs them: python/CMakeLists.txt sets it) and run on the CPU, plus CUDA where torch/cupy and a GPU
 # are present (test_cuda_interop.py).
+import ctypes
 import numpy as np
 import pytest
 
@@ -56,3 +57,28 @@ def rng():
 @pytest.fixture
 def cpu():
     return porta.Device("cpu")
+
+
+# The dtype of a DLPack capsule, read through ctypes without consuming it (the export tests).
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType), ("shape", ctypes.c_void_p),
+                ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
+
+
+def dl_dtype(capsule, versioned):
+    """(code, bits, lanes) of the tensor in an unconsumed capsule."""
+    p = _get_pointer(capsule, b"dltensor_versioned" if versioned else b"dltensor")
+    # DLManagedTensorVersioned: version (8 bytes), manager_ctx, deleter, flags, then the tensor.
+    offset = 8 + 2 * ctypes.sizeof(ctypes.c_void_p) + 8 if versioned else 0
+    t = _DLTensor.from_address(p + offset)
+    return t.dtype.code, t.dtype.bits, t.dtype.lanes

@@ -6,11 +6,10 @@
 # operations complex numbers do not have (an order, or no complex form in porta).
 # References are computed in complex128 from the same inputs; each case runs on the CPU, on
 # cpu:strict (memory the host cannot touch, as a GPU's) and on the default GPU if there is one.
-import ctypes
 
 import numpy as np
 import pytest
-from conftest import COMPLEX, DEVICES, random_host, tolerance
+from conftest import COMPLEX, DEVICES, dl_dtype, random_host, tolerance
 
 import porta
 
@@ -93,31 +92,6 @@ def test_buffer_protocol(dtype, rng):
     b = porta.array(memoryview(h))
     assert b.dtype == dtype
     np.testing.assert_array_equal(b.numpy(), h)
-
-
-_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_get_pointer.restype = ctypes.c_void_p
-_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
-                ("ndim", ctypes.c_int32), ("dtype", _DLDataType), ("shape", ctypes.c_void_p),
-                ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
-
-
-def dl_dtype(capsule, versioned):
-    """(code, bits, lanes) of the tensor in an unconsumed capsule."""
-    name = b"dltensor_versioned" if versioned else b"dltensor"
-    p = _get_pointer(capsule, name)
-    # DLManagedTensorVersioned: version (8 bytes), manager_ctx, deleter, flags, then the tensor.
-    offset = 8 + 2 * ctypes.sizeof(ctypes.c_void_p) + 8 if versioned else 0
-    t = _DLTensor.from_address(p + offset)
-    return t.dtype.code, t.dtype.bits, t.dtype.lanes
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import DEVICES, tolerance
+from conftest import DEVICES, dl_dtype, tolerance
 
 import porta
 
@@ -288,29 +288,6 @@ def test_bfloat16_with_ml_dtypes(device, fresh):
 
 
 # ---- DLPack -------------------------------------------------------------------------------------
-
-_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_get_pointer.restype = ctypes.c_void_p
-_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
-                ("ndim", ctypes.c_int32), ("dtype", _DLDataType), ("shape", ctypes.c_void_p),
-                ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
-
-
-def dl_dtype(capsule, versioned):
-    """(code, bits, lanes) of the tensor in an unconsumed capsule."""
-    p = _get_pointer(capsule, b"dltensor_versioned" if versioned else b"dltensor")
-    offset = 8 + 2 * ctypes.sizeof(ctypes.c_void_p) + 8 if versioned else 0
-    t = _DLTensor.from_address(p + offset)
-    return t.dtype.code, t.dtype.bits, t.dtype.lanes
-
 
 def test_dlpack_float16_with_numpy(fresh):
     bits = random16((4, 5), "float16", fresh)
