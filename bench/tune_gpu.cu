@@ -320,7 +320,7 @@ void tune_axpy(std::int64_t n, const char* dt) {
       vs,
       [=](auto u, int waves, T* dst) {
         const T a = dst == yp ? (alpha = -alpha) : T(0.5);
-        porta_map<decltype(u)::value>(waves, n, g::AxpyOf<T>{a}, dst, xp, static_cast<const T*>(yp));
+        porta_map<decltype(u)::value>(waves, n, porta::detail::AxpyOp<T>{a}, dst, xp, static_cast<const T*>(yp));
       },
       yp, out.p, ref.p, n);
   Variant peer;

@@ -105,6 +105,9 @@ PORTA_HOST_DEVICE inline float bf16_to_f32(std::uint16_t h) {
 // 16-bit format then gives the correctly rounded 16-bit value, which double -> float -> 16 bits
 // with two roundings to nearest would not always.
 PORTA_HOST_DEVICE inline float f64_to_f32_odd(double d) {
+  // Beyond float's range every 16-bit result is an infinity (and C++ leaves that conversion undefined).
+  if (d > 0x1.fffffep127) return from_bits(0x7f800000u);
+  if (d < -0x1.fffffep127) return from_bits(0xff800000u);
   const float f = static_cast<float>(d);
   const double back = static_cast<double>(f);
   if (back == d || d != d) return f;
