@@ -6,6 +6,7 @@
 
 #include "algorithms/common.hpp"
 #include "algorithms/strided.hpp"
+#include "porta/algorithms.hpp"
 #include "porta/scan.hpp"
 
 namespace porta {
@@ -21,6 +22,11 @@ template <class T>
 Array<T> scan(const char* fn, const Array<T>& x_in, bool whole, int axis, ScanOp op, bool exclusive,
               const Stream& stream) {
   const Device dev = check_args(fn, {arg_strided("x", x_in)});
+  if constexpr (is_half_v<T>) {
+    // 16-bit values accumulate in float, every output rounded once (as PyTorch's cumsum): the float
+    // scan of the widened values, narrowed. The running maximum is exact either way.
+    return cast<T>(scan<float>(fn, cast<float>(x_in, stream), whole, axis, op, exclusive, stream), stream);
+  }
   Array<T> hold;  // a view is scanned from a compact copy (same elements, same order: same bits)
   const Array<T>& x = contiguous_input(x_in, hold, stream);
   if (op != ScanOp::sum && op != ScanOp::max)

@@ -12,14 +12,24 @@
 
 namespace porta::detail::backend::check {
 
+// An op of a complex program that complex numbers do not have (an order, sin, cos, tanh, sigmoid,
+// pow), named as the eager entry would refuse it.
+inline porta_status not_complex(const char* fn, std::int32_t k, const char* kind, std::int32_t op,
+                                const porta_dtype& dt) noexcept {
+  return set_error(PORTA_ERR_UNSUPPORTED, "%s: op %d (%s op %d) is not defined for %s", fn, static_cast<int>(k), kind,
+                   static_cast<int>(op), dtype_name(dt));
+}
+
 // The stack depth after each op stays in 1..PORTA_PROGRAM_MAX_STACK and ends at 1; every kind, op
 // and input index is in range. The message names the op's position.
 inline porta_status map_program(const porta_dtype& dt, std::int64_t n, const porta_program_op* ops, std::int32_t nops,
                                 const void* const* inputs, std::int32_t ninputs, const void* y) noexcept {
   constexpr const char* fn = "map_program";
   if (!valid_dtype(dt)) return set_error(PORTA_ERR_INVALID, "%s: unknown dtype %d", fn, raw_enum(dt));
-  // The interpreters are real and integer (op_defined_v<ProgramFamily, T>).
+  // Every dtype has an interpreter (op_defined_v<ProgramFamily, T>); a complex program may hold only
+  // the ops complex numbers have, as the eager entries' checks say (below).
   if (const porta_status st = defined_for<ProgramFamily>(dt, fn); st != PORTA_OK) return st;
+  const bool complex = dtype_is_complex(dt);
   if (n < 0) return set_error(PORTA_ERR_INVALID, "%s: negative element count %lld", fn, static_cast<long long>(n));
   if (ops == nullptr || nops < 1 || nops > PORTA_PROGRAM_MAX_OPS)
     return set_error(PORTA_ERR_INVALID, "%s: %d ops (1 to %d, ops not NULL)", fn, static_cast<int>(nops),
@@ -51,6 +61,8 @@ inline porta_status map_program(const porta_dtype& dt, std::int64_t n, const por
                            static_cast<int>(op.arg));
         if (depth < 1)
           return set_error(PORTA_ERR_INVALID, "%s: op %d: unary op on an empty stack", fn, static_cast<int>(k));
+        if (complex && !with_unary_op(static_cast<porta_unary_op>(op.arg), false, IsComplexOp{}))
+          return not_complex(fn, k, "unary", op.arg, dt);
         break;
       case PORTA_PROGRAM_BINARY:
       case PORTA_PROGRAM_BINARY_REV:
@@ -59,6 +71,8 @@ inline porta_status map_program(const porta_dtype& dt, std::int64_t n, const por
                            static_cast<int>(op.arg));
         if (depth < 2)
           return set_error(PORTA_ERR_INVALID, "%s: op %d: binary op on a stack of %d", fn, static_cast<int>(k), depth);
+        if (complex && !with_binary_op(static_cast<porta_binary_op>(op.arg), false, IsComplexOp{}))
+          return not_complex(fn, k, "binary", op.arg, dt);
         --depth;
         break;
       default:

@@ -247,12 +247,14 @@ void run_block(const porta_program_op* ops, std::int32_t nops, const T* const* i
           }
         }
         backend::with_unary_op(static_cast<porta_unary_op>(op.arg), 0, [&](auto f) {
-          if (a.scalar) {
-            a.v = f(a.v);
-          } else {
-            T* d = k + 1 == nops ? out : tiles[sp - 1];
-            unary_block<T>(f, a, d, len);
-            a.p = d;
+          if constexpr (op_defined_v<decltype(f), T>) {  // (the check refused the others)
+            if (a.scalar) {
+              a.v = f(a.v);
+            } else {
+              T* d = k + 1 == nops ? out : tiles[sp - 1];
+              unary_block<T>(f, a, d, len);
+              a.p = d;
+            }
           }
           return 0;
         });
@@ -263,12 +265,14 @@ void run_block(const porta_program_op* ops, std::int32_t nops, const T* const* i
         const Slot<T> a = rev ? st[sp - 1] : st[sp - 2], b = rev ? st[sp - 2] : st[sp - 1];
         Slot<T>& r = st[sp - 2];
         backend::with_binary_op(static_cast<porta_binary_op>(op.arg), 0, [&](auto f) {
-          if (a.scalar && b.scalar) {
-            r = Slot<T>{nullptr, f(a.v, b.v), true};
-          } else {
-            T* d = k + 1 == nops ? out : tiles[sp - 2];
-            binary_block<T>(f, a, b, d, len);
-            r = Slot<T>{d, T(0), false};
+          if constexpr (op_defined_v<decltype(f), T>) {
+            if (a.scalar && b.scalar) {
+              r = Slot<T>{nullptr, f(a.v, b.v), true};
+            } else {
+              T* d = k + 1 == nops ? out : tiles[sp - 2];
+              binary_block<T>(f, a, b, d, len);
+              r = Slot<T>{d, T(0), false};
+            }
           }
           return 0;
         });
@@ -359,7 +363,7 @@ porta_status map_program(int dev, porta_dtype dt, std::int64_t n, const porta_pr
   porta_status status = PORTA_OK;
   const bool known = with_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!op_defined_v<ProgramFamily, T>) {  // real and integer arrays
+    if constexpr (!op_defined_v<ProgramFamily, T>) {
       status = unsupported_dtype(fn, dt);
     } else {
       run_program<T>(n, ops, nops, inputs, ninputs, y);

@@ -87,10 +87,12 @@ __device__ __forceinline__ void run_program(const porta_program_op* ops, int nop
       }
     } else if (op.kind == PORTA_PROGRAM_UNARY) {
       backend::with_unary_op(static_cast<porta_unary_op>(op.arg), 0, [&](auto f) {
+        if constexpr (op_defined_v<decltype(f), T>) {  // (the check refused the others)
 #pragma unroll
-        for (int u = 0; u < U; ++u)
+          for (int u = 0; u < U; ++u)
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc[u].v[e] = f(acc[u].v[e]);
+            for (int e = 0; e < V; ++e) acc[u].v[e] = f(acc[u].v[e]);
+        }
         return 0;
       });
     } else {
@@ -98,11 +100,13 @@ __device__ __forceinline__ void run_program(const porta_program_op* ops, int nop
       // BINARY: op(below, top); BINARY_REV: op(top, below). One call of the functor either way.
       const bool rev = op.kind == PORTA_PROGRAM_BINARY_REV;
       backend::with_binary_op(static_cast<porta_binary_op>(op.arg), 0, [&](auto f) {
+        if constexpr (op_defined_v<decltype(f), T>) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const Pack<T, V> under = st.at(below, u);
+          for (int u = 0; u < U; ++u) {
+            const Pack<T, V> under = st.at(below, u);
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc[u].v[e] = rev ? f(acc[u].v[e], under.v[e]) : f(under.v[e], acc[u].v[e]);
+            for (int e = 0; e < V; ++e) acc[u].v[e] = rev ? f(acc[u].v[e], under.v[e]) : f(under.v[e], acc[u].v[e]);
+          }
         }
         return 0;
       });

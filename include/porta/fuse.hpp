@@ -59,13 +59,16 @@ struct is_expr : std::false_type {};
 template <class T>
 struct is_expr<Expr<T>> : std::true_type {};
 
+// A scalar operand: any arithmetic type, a 16-bit float or a complex number.
+template <class X>
+inline constexpr bool is_fused_scalar_v = std::is_arithmetic_v<X> || is_half_v<X> || is_complex_v<X>;
 template <class X, class = void>
-struct is_fused_operand : std::is_arithmetic<X> {};
+struct is_fused_operand : std::bool_constant<is_fused_scalar_v<X>> {};
 template <class X>
 struct is_fused_operand<X, std::void_t<typename fused_dtype<X>::type>> : std::true_type {};
 
 // The dtype of `a op b` where at least one is an expression and the other an expression, an Array
-// or an arithmetic scalar: the first expression's.
+// or a scalar: the first expression's.
 template <class A, class B, class DA = std::decay_t<A>, class DB = std::decay_t<B>>
 using fused_result_t = std::enable_if_t<(is_expr<DA>::value || is_expr<DB>::value) && is_fused_operand<DA>::value &&
                                             is_fused_operand<DB>::value,
@@ -214,7 +217,7 @@ namespace detail {
 template <class T, class X>
 Expr<T> to_expr(X&& x, const char* fn) {
   using D = std::decay_t<X>;
-  if constexpr (std::is_arithmetic_v<D>) {
+  if constexpr (is_fused_scalar_v<D>) {
     return Expr<T>::constant(scalar_as<T>(x, fn));
   } else {
     static_assert(std::is_same_v<typename fused_dtype<D>::type, T>,
@@ -267,6 +270,7 @@ PORTA_FUSED_UNARY(tanh, PORTA_UNARY_TANH)
 PORTA_FUSED_UNARY(relu, PORTA_UNARY_RELU)
 PORTA_FUSED_UNARY(sigmoid, PORTA_UNARY_SIGMOID)
 PORTA_FUSED_UNARY(square, PORTA_UNARY_SQUARE)
+PORTA_FUSED_UNARY(conj, PORTA_UNARY_CONJ)
 #undef PORTA_FUSED_UNARY
 
 // out = e in one pass: porta::evaluate(x * 2 + y, out), also into a view (m.row(0)).

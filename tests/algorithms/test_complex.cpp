@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "porta/fuse.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -371,6 +372,50 @@ TEMPLATE_TEST_CASE("complex comparisons and what complex numbers do not have", "
   // abs into a complex array would write reals: refused, by name
   Array<C> out(Shape{3}, dev);
   CHECK_THROWS_AS(porta::abs(a, out), porta::InvalidArgument);
+}
+
+TEMPLATE_TEST_CASE("complex fused expressions give the eager chain's bits", "[complex][fuse]", float, double) {
+  using T = TestType;
+  using C = complex<T>;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(9), std::int64_t(100003)}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    const auto xa = Array<C>::from(random_complex<T>(rng, n), dev);
+    const auto ya = Array<C>::from(random_complex<T>(rng, n), dev);
+    const auto za = Array<C>::from(random_complex<T>(rng, n, T(0.25), T(3)), dev);
+    const auto x = porta::lazy(xa), y = porta::lazy(ya), z = porta::lazy(za);
+    const C s(T(0.5), T(-1));
+    // every op complex numbers have, scalars complex and real, on either side
+    const Array<C> arith_f = (x * y - z) / (x + s) + porta::conj(y) * T(2) - T(1) / z;
+    const Array<C> arith_e = (xa * ya - za) / (xa + s) + porta::conj(ya) * T(2) - T(1) / za;
+    CHECK(first_bits_mismatch(arith_f.to_vector(), arith_e.to_vector()) == -1);
+    const Array<C> func_f = porta::exp(x) * porta::sqrt(y) - porta::log(z) + porta::square(x) - (-y);
+    const Array<C> func_e = porta::exp(xa) * porta::sqrt(ya) - porta::log(za) + porta::square(xa) - (-ya);
+    CHECK(first_bits_mismatch(func_f.to_vector(), func_e.to_vector()) == -1);
+    // |z| in a complex program is the complex number |z| + 0i: the eager abs's bits in its real part
+    const auto abs_f = Array<C>(porta::abs(x * y)).to_vector();
+    const auto abs_e = porta::abs(Array<C>(xa * ya)).to_vector();
+    std::int64_t bad = 0;
+    for (std::size_t i = 0; i < abs_e.size(); ++i)
+      bad += !porta_test::same_bits(abs_f[i].re, abs_e[i]) || abs_f[i].im != T(0);
+    CHECK(bad == 0);
+    CHECK(same_bits(porta::sum(x * y + s), porta::sum(Array<C>(xa * ya + s))));
+  }
+  // what complex numbers do not have is refused by name inside an expression too
+  const auto a = porta::lazy(Array<C>::from(std::vector<C>{C(1, 2), C(3, 4)}, dev));
+  const std::string undefined =
+      std::string("not defined for ") + (std::is_same_v<T, float> ? "complex64" : "complex128");
+  const auto synced = [&](auto f) {
+    return [f, dev] {
+      (void)f();
+      porta::synchronize(dev);
+    };
+  };
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(synced([&] { return Array<C>(porta::sin(a) + a); })(), Contains(undefined));
+  CHECK_THROWS_WITH(synced([&] { return Array<C>(porta::maximum(a, a * T(2))); })(), Contains(undefined));
+  CHECK_THROWS_WITH(synced([&] { return Array<C>(porta::relu(a)); })(), Contains(undefined));
 }
 
 namespace {

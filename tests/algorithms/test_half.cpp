@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "porta/fuse.hpp"
 #include "support/support.hpp"
 
 using porta::Array;
@@ -466,11 +467,171 @@ TEMPLATE_TEST_CASE("16-bit arrays fill, view, print, and refuse what they do not
       porta::synchronize(dev);
     };
   };
-  const std::string undefined = std::string("not defined for ") + name_of<H>();
-  const auto v = porta::full<H>(Shape{8}, H(2.0f), dev);
-  CHECK_THROWS_WITH(synced([&] { return porta::sort(v); })(), Contains(undefined));
-  CHECK_THROWS_WITH(synced([&] { return porta::cumsum(v); })(), Contains(undefined));
-  CHECK_THROWS_WITH(synced([&] { return porta::argmax(v); })(), Contains(undefined));
+}
+
+// porta's order written from its definition, on the values: NaN after everything, -0 below +0.
+// Descending keeps NaN last (docs/sorting.md).
+bool porta_before(LD a, LD b, bool descending) {
+  if (std::isnan(a)) return false;
+  if (std::isnan(b)) return true;
+  if (a == b) return descending ? (!std::signbit(a) && std::signbit(b)) : (std::signbit(a) && !std::signbit(b));
+  return descending ? a > b : a < b;
+}
+
+TEMPLATE_TEST_CASE("16-bit sort, argsort, sort_by_key, argmax and argmin follow porta's order of the values",
+                   "[half][sort]", float16, bfloat16) {
+  using H = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  const std::uint16_t nan = std::numeric_limits<H>::quiet_NaN().bits;
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(300), std::int64_t(70001)}) {
+    // every bit pattern may come: NaNs of both signs and any payload, infinities, signed zeros
+    std::vector<H> hx(static_cast<std::size_t>(n));
+    for (auto& h : hx) h = H::from_bits(static_cast<std::uint16_t>(rng.engine()() & 0xffffu));
+    const auto x = Array<H>::from(hx, dev);
+    for (const bool descending : {false, true}) {
+      INFO("n = " << n << (descending ? ", descending" : ", ascending") << " on " << dev.to_string());
+      const auto order = descending ? porta::SortOrder::descending : porta::SortOrder::ascending;
+      std::vector<std::int64_t> ref(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) ref[i] = i;
+      std::stable_sort(ref.begin(), ref.end(), [&](std::int64_t a, std::int64_t b) {
+        return porta_before(value_of<H>(hx[a].bits), value_of<H>(hx[b].bits), descending);
+      });
+      std::vector<std::uint16_t> want(ref.size());
+      for (std::size_t i = 0; i < ref.size(); ++i)
+        want[i] = std::isnan(value_of<H>(hx[ref[i]].bits)) ? nan : hx[ref[i]].bits;
+      CHECK(porta::argsort(x, order).to_vector() == ref);
+      CHECK(bits_of(porta::sort(x, order)) == want);
+      // values of every size follow their keys: 4 bytes, 2 (this format) and 16 (complex<double>)
+      std::vector<std::int32_t> v32(hx.size());
+      std::vector<H> v16(hx.size());
+      std::vector<porta::complex<double>> v128(hx.size());
+      for (std::size_t i = 0; i < hx.size(); ++i) {
+        v32[i] = static_cast<std::int32_t>(i) * 7 - 5;
+        v16[i] = H::from_bits(static_cast<std::uint16_t>(i * 40503u));
+        v128[i] = porta::complex<double>(static_cast<double>(i), -0.5 * static_cast<double>(i));
+      }
+      const auto [k1, s32] = porta::sort_by_key(x, Array<std::int32_t>::from(v32, dev), order);
+      const auto [k2, s16] = porta::sort_by_key(x, Array<H>::from(v16, dev), order);
+      const auto [k3, s128] = porta::sort_by_key(Array<std::int32_t>::from(v32, dev),
+                                                 Array<porta::complex<double>>::from(v128, dev), order);
+      CHECK(bits_of(k1) == want);
+      CHECK(bits_of(k2) == want);
+      const auto g32 = s32.to_vector(), g16 = s16.to_vector(), g128 = s128.to_vector();
+      std::int64_t bad = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        bad += g32[i] != v32[ref[i]];
+        bad += g16[i].bits != v16[ref[i]].bits;
+        // int32 keys 7i - 5 ascend with i: the complex values keep their order, or reverse it
+        const std::size_t j = descending ? ref.size() - 1 - i : i;
+        bad += g128[i].real() != v128[j].real() || g128[i].imag() != v128[j].imag();
+      }
+      CHECK(bad == 0);
+    }
+    // argmax / argmin: the first largest / smallest, -0 below +0, the first NaN wins both
+    std::int64_t amax = 0, amin = 0;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const LD v = value_of<H>(hx[i].bits), vmax = value_of<H>(hx[amax].bits), vmin = value_of<H>(hx[amin].bits);
+      if (!std::isnan(vmax) && (std::isnan(v) || porta_before(vmax, v, false))) amax = i;
+      if (!std::isnan(vmin) && (std::isnan(v) || porta_before(v, vmin, false))) amin = i;
+    }
+    CHECK(porta::argmax(x) == amax);
+    CHECK(porta::argmin(x) == amin);
+    if (n == 300) {
+      const auto m = x.reshaped(Shape{20, 15});
+      const auto rows = porta::argmax(m, 1).to_vector();
+      for (std::int64_t r = 0; r < 20; ++r) {
+        std::int64_t best = 0;
+        for (std::int64_t c = 1; c < 15; ++c) {
+          const LD v = value_of<H>(hx[r * 15 + c].bits), b = value_of<H>(hx[r * 15 + best].bits);
+          if (!std::isnan(b) && (std::isnan(v) || porta_before(b, v, false))) best = c;
+        }
+        CHECK(rows[r] == best);
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("16-bit scans accumulate in float and round every output once", "[half][scan]", float16, bfloat16) {
+  using H = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  // multiples of 1/4 in [-8, 8]: every partial sum is exact in float in any order, so the result
+  // is the exact running sum rounded once to H, which the nearest-value search gives; bfloat16's 8
+  // bits round most of them, and an accumulation in H would drift from it at once
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(1000), std::int64_t(70001)}) {
+    std::vector<H> hx(static_cast<std::size_t>(n));
+    for (auto& h : hx) h = H(static_cast<float>(rng.uniform<int>(-32, 32)) * 0.25f);
+    const auto x = Array<H>::from(hx, dev);
+    INFO("n = " << n << " on " << dev.to_string());
+    std::vector<std::uint16_t> inc(hx.size()), exc(hx.size()), peak(hx.size());
+    LD s = 0, top = -std::numeric_limits<LD>::infinity();
+    for (std::size_t i = 0; i < hx.size(); ++i) {
+      exc[i] = nearest<H>(s);
+      s += value_of<H>(hx[i].bits);
+      inc[i] = nearest<H>(s);
+      top = std::max(top, value_of<H>(hx[i].bits));
+      peak[i] = nearest<H>(top);
+    }
+    CHECK(bits_of(porta::cumsum(x)) == inc);
+    CHECK(bits_of(porta::exclusive_scan(x)) == exc);
+    CHECK(bits_of(porta::cummax(x)) == peak);
+  }
+  // along an axis, and a NaN: the canonical NaN from there on
+  std::vector<H> hm(6 * 50);
+  for (auto& h : hm) h = H(static_cast<float>(rng.uniform<int>(-32, 32)) * 0.25f);
+  hm[2 * 50 + 7] = H::from_bits(static_cast<std::uint16_t>(std::numeric_limits<H>::quiet_NaN().bits | 0x8001u));
+  const auto m = Array<H>::from(hm, Shape{6, 50}, dev);
+  for (const int axis : {0, 1}) {
+    INFO("axis " << axis);
+    std::vector<std::uint16_t> want(hm.size());
+    const int outer = axis == 0 ? 50 : 6, len = axis == 0 ? 6 : 50;
+    for (int o = 0; o < outer; ++o) {
+      LD acc = 0;
+      for (int k = 0; k < len; ++k) {
+        const int at = axis == 0 ? k * 50 + o : o * 50 + k;
+        acc += value_of<H>(hm[at].bits);
+        want[at] = nearest<H>(acc);
+      }
+    }
+    CHECK(bits_of(porta::cumsum(m, axis)) == want);
+  }
+}
+
+TEMPLATE_TEST_CASE("16-bit fused expressions give the eager chain's bits", "[half][fuse]", float16, bfloat16) {
+  using H = TestType;
+  const Device dev = PORTA_TEST_DEVICE();
+  PORTA_RNG(rng);
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(9), std::int64_t(100003)}) {
+    INFO("n = " << n << " on " << dev.to_string());
+    std::vector<H> hx(static_cast<std::size_t>(n)), hy(hx.size()), hz(hx.size());
+    for (std::size_t i = 0; i < hx.size(); ++i) {
+      hx[i] = H(rng.uniform<float>(0.25f, 3.0f));
+      hy[i] = H(rng.uniform<float>(-2.0f, 2.0f));
+      hz[i] = H(rng.uniform<float>(-2.0f, 2.0f));
+    }
+    if (n > 8) hy[3] = std::numeric_limits<H>::quiet_NaN();  // NaN results are canonical both ways
+    const auto xa = Array<H>::from(hx, dev), ya = Array<H>::from(hy, dev), za = Array<H>::from(hz, dev);
+    const auto x = porta::lazy(xa), y = porta::lazy(ya), z = porta::lazy(za);
+    const H half(0.5f), two(2.0f), s(-1.75f);
+    // every op rounds to the 16-bit format before the next one reads it, fused or not
+    const Array<H> unary_f = porta::sigmoid(porta::tanh(porta::cos(
+        porta::sin(porta::log(porta::exp(porta::sqrt(porta::abs(-porta::relu(porta::square(y - half) - half)))))))));
+    const Array<H> unary_e = porta::sigmoid(porta::tanh(porta::cos(
+        porta::sin(porta::log(porta::exp(porta::sqrt(porta::abs(-porta::relu(porta::square(ya - half) - half)))))))));
+    CHECK(bits_of(unary_f) == bits_of(unary_e));
+    const Array<H> binary_f = porta::pow(x, y) - porta::minimum(y, z) / (two + x * y) + porta::maximum(x, z) * z;
+    const Array<H> binary_e =
+        porta::pow(xa, ya) - porta::minimum(ya, za) / (two + xa * ya) + porta::maximum(xa, za) * za;
+    CHECK(bits_of(binary_f) == bits_of(binary_e));
+    // sums of scaled arrays (the CPU's compiled loops) and a float scalar, rounded to H once
+    const Array<H> triad_f = x + s * y - z * two, triad_e = xa + s * ya - za * two;
+    CHECK(bits_of(triad_f) == bits_of(triad_e));
+    const Array<H> scaled_f = x * 0.1f + y, scaled_e = xa * 0.1f + ya;
+    CHECK(bits_of(scaled_f) == bits_of(scaled_e));
+    // a fused reduction: the expression's values, then the float-accumulated sum
+    CHECK(porta::sum(x * z + H(1.0f)).bits == porta::sum(Array<H>(xa * za + H(1.0f))).bits);
+  }
 }
 
 TEMPLATE_TEST_CASE("16-bit random numbers are the float draw rounded once", "[half][random]", float16, bfloat16) {

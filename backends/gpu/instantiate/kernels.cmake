@@ -13,9 +13,9 @@ set(PORTA_GPU_KERNEL_FAMILIES map reduce gemm sort index scan program random spa
 # Families that exist for the dtypes of kind "real" only, and those that exist for kind "complex"
 # too (the others are for real and integer types).
 set(PORTA_GPU_REAL_KERNEL_FAMILIES random sparse)
-set(PORTA_GPU_COMPLEX_KERNEL_FAMILIES map reduce index gemm)
+set(PORTA_GPU_COMPLEX_KERNEL_FAMILIES map reduce index gemm program)
 # Families compiled for the 16-bit floats (kind "half"), which compute in float.
-set(PORTA_GPU_HALF_KERNEL_FAMILIES map reduce index)
+set(PORTA_GPU_HALF_KERNEL_FAMILIES map reduce index program)
 
 # PORTA_DTYPES: the dtypes' names (f32, ...), in the list's order; PORTA_REAL_DTYPES and
 # PORTA_COMPLEX_DTYPES, PORTA_HALF_DTYPES: those of kind real, complex and half;

@@ -430,7 +430,8 @@ struct GeOp {
 };
 
 // Whether op exists for element type T. Complex numbers have no order (no min, max, relu, <, <=,
-// >, >=, sorting) and porta has no complex sin, cos, tanh, sigmoid or pow yet: a backend answers
+// >, >=, sorting) and porta has no complex sin, cos, tanh, sigmoid or pow yet (nor fused programs
+// with them: map_program's check refuses those per op): a backend answers
 // those with PORTA_ERR_UNSUPPORTED (backend_error.hpp's unsupported_dtype) and never instantiates
 // them, and the front end does not declare them for complex arrays.
 template <class Op>
@@ -459,17 +460,17 @@ struct SortFamily {};
 struct ScanFamily {};
 struct ProgramFamily {};
 struct GemmFamily {};
+PORTA_DETAIL_COMPLEX_OP(ProgramFamily)  // of the ops above that complex numbers have
 PORTA_DETAIL_COMPLEX_OP(GemmFamily)
-// The 16-bit floats have every elementwise op, reduction and GEMM (computed in float); sorting,
-// scans and fused programs are not there for them yet.
+// The 16-bit floats have every elementwise op, reduction, fused program and GEMM (computed in
+// float). The kernels do not sort or scan them: the front end sorts and scans their float values
+// (algorithms/sort.cpp, scan.cpp).
 template <class Op>
 struct defined_for_half : std::true_type {};
 template <>
 struct defined_for_half<SortFamily> : std::false_type {};
 template <>
 struct defined_for_half<ScanFamily> : std::false_type {};
-template <>
-struct defined_for_half<ProgramFamily> : std::false_type {};
 #undef PORTA_DETAIL_COMPLEX_OP
 template <class Op, class T>
 inline constexpr bool op_defined_v = (!is_complex_v<T> || defined_for_complex<Op>::value) &&
