@@ -23,7 +23,8 @@
 //   - Inside a caller's parallel region, gemm runs porta's own kernel on the calling thread.
 #include <algorithm>
 #include <climits>
-#include <vector>
+#include <memory>
+#include <utility>
 
 #include "cpu_blas.hpp"
 #include "cpu_common.hpp"
@@ -188,17 +189,35 @@ bool blas_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
 }
 #endif
 
-// n values of H widened to float (exact), or float rounded to H, on the team for large n.
+// rows x cols values of H (leading dimension ldx) widened to float (exact), or float rounded to H,
+// into y (leading dimension ldy); on the team for large blocks.
 template <class To, class From>
-void convert_span(const From* x, To* y, std::int64_t n) {
+void convert_block(const From* x, std::int64_t ldx, To* y, std::int64_t ldy, std::int64_t rows, std::int64_t cols) {
+  if (cols == ldx && cols == ldy) cols *= std::exchange(rows, std::int64_t(1));  // one contiguous span
+  const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t(1) << 14) / std::max<std::int64_t>(cols, 1));
+  const std::int64_t pieces = rows == 1 ? (cols + (std::int64_t(1) << 14) - 1) >> 14 : (rows + chunk - 1) / chunk;
 #if defined(_OPENMP)
-#pragma omp parallel for if (n >= (std::int64_t(1) << 18) && !in_parallel_region()) schedule(static)
+#pragma omp parallel for if (rows * cols >= (std::int64_t(1) << 18) && !in_parallel_region()) schedule(static)
 #endif
-  for (std::int64_t i = 0; i < n; ++i) y[i] = ConvertOp<To>{}(x[i]);
+  for (std::int64_t p = 0; p < pieces; ++p) {
+    if (rows == 1) {
+      const std::int64_t lo = p << 14, hi = std::min(cols, lo + (std::int64_t(1) << 14));
+      for (std::int64_t j = lo; j < hi; ++j) y[j] = ConvertOp<To>{}(x[j]);
+    } else {
+      for (std::int64_t i = p * chunk; i < std::min(rows, (p + 1) * chunk); ++i)
+        for (std::int64_t j = 0; j < cols; ++j) y[i * ldy + j] = ConvertOp<To>{}(x[i * ldx + j]);
+    }
+  }
+}
+
+// Uninitialised floats: every element the gemm reads is written first (no zeroing pass).
+std::unique_ptr<float[]> float_buffer(std::int64_t n) {
+  return std::unique_ptr<float[]>(new float[static_cast<std::size_t>(std::max<std::int64_t>(n, 1))]);
 }
 
 // 16-bit GEMM: the operands widened to float, the float gemm of the same flags (the vendor's or
 // porta's kernel), C's block rounded once; the GPU plugins' gemm_widened computes the same steps.
+// With beta == 0 C is not read (gemm's rule), so it is not widened either.
 porta_status gemm_widened(int dev, porta_dtype dt, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
                           porta_scalar alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb,
                           porta_scalar beta, void* c, std::int64_t ldc, std::uint32_t flags) {
@@ -206,23 +225,20 @@ porta_status gemm_widened(int dev, porta_dtype dt, bool ta, bool tb, std::int64_
   with_dtype(dt, [&](auto tag) {
     using H = decltype(tag);
     if constexpr (is_half_v<H>) {
-      const auto span = [](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-        return rows == 0 || cols == 0 ? std::int64_t(0) : (rows - 1) * ld + cols;
-      };
-      std::vector<float> fa(static_cast<std::size_t>(span(ta ? k : m, ta ? m : k, lda)));
-      std::vector<float> fb(static_cast<std::size_t>(span(tb ? n : k, tb ? k : n, ldb)));
-      std::vector<float> fc(static_cast<std::size_t>(m * n));
-      convert_span(static_cast<const H*>(a), fa.data(), static_cast<std::int64_t>(fa.size()));
-      convert_span(static_cast<const H*>(b), fb.data(), static_cast<std::int64_t>(fb.size()));
+      // op(A) is m x k: A stored as (ta ? k x m : m x k) rows of lda
+      const std::int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+      const auto fa = float_buffer(ar * ac), fb = float_buffer(br * bc), fc = float_buffer(m * n);
+      convert_block(static_cast<const H*>(a), lda, fa.get(), ac, ar, ac);
+      convert_block(static_cast<const H*>(b), ldb, fb.get(), bc, br, bc);
       H* ch = static_cast<H*>(c);
-      for (std::int64_t i = 0; i < m; ++i) convert_span(ch + i * ldc, fc.data() + i * n, n);
+      const float fbeta = float(scalar_value<H>(beta));
+      if (fbeta != 0.0f) convert_block(static_cast<const H*>(ch), ldc, fc.get(), n, m, n);
       porta_scalar fal{}, fbe{};
       fal.f32 = float(scalar_value<H>(alpha));
-      fbe.f32 = float(scalar_value<H>(beta));
-      status =
-          gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa.data(), lda, fb.data(), ldb, fbe, fc.data(), n, flags, nullptr);
-      if (status == PORTA_OK)
-        for (std::int64_t i = 0; i < m; ++i) convert_span(fc.data() + i * n, ch + i * ldc, n);
+      fbe.f32 = fbeta;
+      status = gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa.get(), std::max<std::int64_t>(ac, 1), fb.get(),
+                    std::max<std::int64_t>(bc, 1), fbe, fc.get(), std::max<std::int64_t>(n, 1), flags, nullptr);
+      if (status == PORTA_OK) convert_block(static_cast<const float*>(fc.get()), n, ch, ldc, m, n);
     }
   });
   return status;

@@ -667,7 +667,8 @@ TEMPLATE_TEST_CASE("16-bit matmul and gemm accumulate in float", "[half][matmul]
   using H = TestType;
   const Device dev = PORTA_TEST_DEVICE();
   PORTA_RNG(rng);
-  for (const auto& mnk : std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {37, 1, 53}, {1, 29, 40}, {70, 45, 130}}) {
+  for (const auto& mnk :
+       std::vector<std::array<std::int64_t, 3>>{{1, 1, 1}, {37, 1, 53}, {1, 29, 40}, {70, 45, 130}, {520, 521, 6}}) {
     const std::int64_t m = mnk[0], n = mnk[1], k = mnk[2];
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
