@@ -4,12 +4,12 @@
 #   1. builds porta with every backend whose toolchain is present (CUDA and HIP plugins are built
 #      even without a GPU: on a GPU-less machine the suite proves the run-time fallback to the CPU),
 #      and runs the whole ctest suite;
-#   2. reruns the unit, algorithm, kernel and strict tests and the examples on cpu:strict (docs/strict.md),
-#      and the reduction tests with 1, 2 and 3 OpenMP threads (bits must not change);
-#   3. builds the CPU suite with ASan + UBSan and runs it;
+#   2. reruns the reduction tests with 1, 2 and 3 OpenMP threads (bits must not change);
+#   3. builds the CPU suite with ASan + UBSan and runs it: the unit, algorithm, kernel, interop,
+#      strict and distributed tests and the examples on cpu:strict (docs/strict.md), the rest on cpu;
 #   4. builds the unit tests (threads, streams, pools) with ThreadSanitizer and runs them;
 #   5. runs every benchmark once at tiny sizes so they never rot.
-# PORTA_TEST_QUICK=1 skips steps 3 to 5.
+# PORTA_TEST_QUICK=1 skips steps 3 to 5 and runs step 3's cpu:strict set on the build of step 1.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cd "$porta_root"
@@ -34,28 +34,33 @@ step "porta-info"
 step "test suite"
 ctest --preset ci -j "$jobs"
 
-step "the suite and the examples on cpu:strict (docs/strict.md)"
-# The CPU as a separate address space with deferred streams: a host read of device memory, a View
-# used after free or a missing synchronize, in porta or in its tests, fails here as on a GPU. Not the
-# reruns with the CPU's vector paths capped (gemm-isa, random-isa): the same kernels as on cpu.
-PORTA_DEVICE=cpu:strict PORTA_TEST_DEVICES=cpu:strict \
-  ctest --test-dir build/ci -L 'unit|algorithms|kernels|interop|examples|strict|distributed' \
-  -LE 'env|loader|startup|determinism|overlap|mpi|gemm-isa|random-isa' \
-  -E compile_fail --output-on-failure -j "$jobs"
-
 step "reductions under 1, 2 and 3 OpenMP threads"
 for t in 1 2 3; do
   OMP_NUM_THREADS=$t ctest --test-dir build/ci -L determinism --output-on-failure -j "$jobs"
 done
 
-if [ "${PORTA_TEST_QUICK:-0}" != 1 ]; then
+# The cpu:strict set (docs/strict.md): the CPU as a separate address space with deferred streams,
+# so a host read of device memory, a View used after free or a missing synchronize, in porta or in
+# its tests, fails as on a GPU. Not the tests that choose their own device or environment.
+strict_set=(-L 'unit|algorithms|kernels|interop|examples|strict|distributed'
+  -LE 'env|loader|startup|determinism|overlap|mpi|install' -E compile_fail)
+strict_env=(env PORTA_DEVICE=cpu:strict PORTA_TEST_DEVICES=cpu:strict)
+test_numbers() { ctest --test-dir "$1" -N "${@:2}" | sed -n 's/^ *Test *#\([0-9]*\):.*/\1/p' | sort; }
+
+if [ "${PORTA_TEST_QUICK:-0}" = 1 ]; then
+  step "the cpu:strict set"
+  "${strict_env[@]}" ctest --test-dir build/ci "${strict_set[@]}" --output-on-failure -j "$jobs"
+else
   step "ASan + UBSan build of the CPU suite"
   cmake --preset asan
   cmake --build --preset asan -j "$jobs"
+  # The cpu:strict set under the sanitizers, and every other entry on cpu: each test runs once,
+  # sanitized, on a device as strict as its subject allows (the suite of step 1 ran it on cpu).
   # Not the MPI entries: Open MPI's own start-up is what ASan would read (its leaks cannot be
   # suppressed; docs/distributed-mpi.md), and the same code runs here in the thread-rank tests.
-  # (the preset's label filter would override a -LE given beside it, hence the test folder)
-  ctest --test-dir build/asan --output-on-failure -LE 'install|mpi' -j "$jobs"
+  "${strict_env[@]}" ctest --test-dir build/asan "${strict_set[@]}" --output-on-failure -j "$jobs"
+  rest=$(comm -23 <(test_numbers build/asan -LE 'install|mpi') <(test_numbers build/asan "${strict_set[@]}") | paste -sd,)
+  ctest --test-dir build/asan -I "0,0,0,$rest" --output-on-failure -j "$jobs"
 
   step "ThreadSanitizer build of the unit tests"
   cmake --preset tsan
