@@ -23,13 +23,13 @@
 //   - Inside a caller's parallel region, gemm runs porta's own kernel on the calling thread.
 #include <algorithm>
 #include <climits>
-#include <memory>
 #include <utility>
 
 #include "cpu_blas.hpp"
 #include "cpu_common.hpp"
 #include "cpu_isa.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_memory.hpp"
 
 namespace porta::detail::cpu {
 
@@ -210,11 +210,6 @@ void convert_block(const From* x, std::int64_t ldx, To* y, std::int64_t ldy, std
   }
 }
 
-// Uninitialised floats: every element the gemm reads is written first (no zeroing pass).
-std::unique_ptr<float[]> float_buffer(std::int64_t n) {
-  return std::unique_ptr<float[]>(new float[static_cast<std::size_t>(std::max<std::int64_t>(n, 1))]);
-}
-
 // 16-bit GEMM: the operands widened to float, the float gemm of the same flags (the vendor's or
 // porta's kernel), C's block rounded once; the GPU plugins' gemm_widened computes the same steps.
 // With beta == 0 C is not read (gemm's rule), so it is not widened either.
@@ -227,18 +222,28 @@ porta_status gemm_widened(int dev, porta_dtype dt, bool ta, bool tb, std::int64_
     if constexpr (is_half_v<H>) {
       // op(A) is m x k: A stored as (ta ? k x m : m x k) rows of lda
       const std::int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
-      const auto fa = float_buffer(ar * ac), fb = float_buffer(br * bc), fc = float_buffer(m * n);
-      convert_block(static_cast<const H*>(a), lda, fa.get(), ac, ar, ac);
-      convert_block(static_cast<const H*>(b), ldb, fb.get(), bc, br, bc);
+      // From the pool, as the device's arrays: fresh pages for 3 operands at every call cost as
+      // long as the gemm itself on a 16-core VM (bench/README.md). Every element the gemm reads is
+      // written first.
+      PoolBuffer pa, pb, pc;
+      const auto bytes = [](std::int64_t count) {
+        return static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * 4;
+      };
+      if ((status = pa.allocate(bytes(ar * ac))) != PORTA_OK || (status = pb.allocate(bytes(br * bc))) != PORTA_OK ||
+          (status = pc.allocate(bytes(m * n))) != PORTA_OK)
+        return;
+      float *fa = pa.as<float>(), *fb = pb.as<float>(), *fc = pc.as<float>();
+      convert_block(static_cast<const H*>(a), lda, fa, ac, ar, ac);
+      convert_block(static_cast<const H*>(b), ldb, fb, bc, br, bc);
       H* ch = static_cast<H*>(c);
       const float fbeta = float(scalar_value<H>(beta));
-      if (fbeta != 0.0f) convert_block(static_cast<const H*>(ch), ldc, fc.get(), n, m, n);
+      if (fbeta != 0.0f) convert_block(static_cast<const H*>(ch), ldc, fc, n, m, n);
       porta_scalar fal{}, fbe{};
       fal.f32 = float(scalar_value<H>(alpha));
       fbe.f32 = fbeta;
-      status = gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa.get(), std::max<std::int64_t>(ac, 1), fb.get(),
-                    std::max<std::int64_t>(bc, 1), fbe, fc.get(), std::max<std::int64_t>(n, 1), flags, nullptr);
-      if (status == PORTA_OK) convert_block(static_cast<const float*>(fc.get()), n, ch, ldc, m, n);
+      status = gemm(dev, PORTA_F32, ta, tb, m, n, k, fal, fa, std::max<std::int64_t>(ac, 1), fb,
+                    std::max<std::int64_t>(bc, 1), fbe, fc, std::max<std::int64_t>(n, 1), flags, nullptr);
+      if (status == PORTA_OK) convert_block(static_cast<const float*>(fc), n, ch, ldc, m, n);
     }
   });
   return status;
